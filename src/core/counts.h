@@ -1,0 +1,58 @@
+/* counts.h — the figures seektrace keeps for a file, a stream or a process.
+ *
+ * One struct for every level so that totals are sums and every report prints
+ * the same columns. Counters are plain uint64_t; the preload library updates
+ * them with st_add() (see below), the tools with ordinary arithmetic. */
+#ifndef SEEKTRACE_COUNTS_H
+#define SEEKTRACE_COUNTS_H
+
+#include <stdint.h>
+
+enum st_call {
+#define CALL(id, name) ST_CALL_##id,
+#include "calls.def"
+#undef CALL
+    ST_CALL_COUNT
+};
+
+/* The JSON/text name of a call kind ("fread"). */
+const char *st_call_name(enum st_call call);
+
+/* What calls of one kind cost: how many were made, and the syscalls they
+ * caused (for stdio calls, the ones glibc made inside them). */
+struct st_call_cost {
+    uint64_t calls;
+    uint64_t read_syscalls;
+    uint64_t kernel_read_bytes;
+    uint64_t lseek_syscalls;
+    uint64_t fstat_syscalls;
+};
+
+struct st_counts {
+    uint64_t read_syscalls;
+    uint64_t kernel_read_bytes;
+    uint64_t lseek_syscalls;
+    uint64_t fstat_syscalls;
+    uint64_t write_syscalls;
+    uint64_t kernel_write_bytes;
+    uint64_t requested_bytes;
+    uint64_t delivered_bytes;
+    uint64_t reread_bytes;
+    uint64_t seeks_in_buffer;
+    uint64_t seeks_discarding_buffer;
+    struct st_call_cost by_call[ST_CALL_COUNT];
+};
+
+/* sum += part, field by field. */
+void st_counts_add(struct st_counts *sum, const struct st_counts *part);
+
+/* Kernel bytes read per byte delivered; 0 when nothing was delivered. */
+double st_counts_amplification(const struct st_counts *c);
+
+/* Kernel bytes read beyond what was delivered: what the waste costs. */
+uint64_t st_counts_wasted_bytes(const struct st_counts *c);
+
+/* True when the counts hold any read-side activity worth reporting. */
+int st_counts_any(const struct st_counts *c);
+
+#endif

@@ -1,0 +1,234 @@
+/* findings.c — the diagnosis rules. Thresholds are documented in
+ * docs/findings.md; keep the two in step. */
+#include "findings.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "units.h"
+
+/* A syscall costs about as much as copying 4 KiB from the page cache
+ * (roughly 1 µs each on current x86): used only to rank findings. */
+#define SYSCALL_COST_BYTES 4096u
+
+/* Below these a pattern is not worth a user's time. */
+#define MIN_CALLS 100u
+#define MIN_WASTE (1u << 20)
+#define MIN_AMPLIFICATION 4.0
+
+/* The stream with the largest buffer among those that did the given kind of
+ * work; the buffer size is what the sentences talk about. */
+static const struct st_report_stream *main_stream(const struct st_report_file *f)
+{
+    const struct st_report_stream *best = NULL;
+    for (size_t i = 0; i < f->nstreams; i++) {
+        const struct st_report_stream *s = &f->streams[i];
+        if (!best || s->counts.kernel_read_bytes > best->counts.kernel_read_bytes)
+            best = s;
+    }
+    return best;
+}
+
+static struct st_finding *next(struct st_finding *out, size_t *n, size_t max,
+                               const char *rule, const struct st_report_file *f,
+                               uint64_t cost)
+{
+    if (*n >= max)
+        return NULL;
+    struct st_finding *x = &out[(*n)++];
+    memset(x, 0, sizeof *x);
+    x->rule = rule;
+    x->file = f;
+    x->cost = cost;
+    return x;
+}
+
+/* The 2006 case: fseek outside the buffer throws it away and glibc reads a
+ * whole buffer again (inside fseek, or at the next read). */
+static void rule_fseek_discards(const struct st_report_file *f,
+                                struct st_finding *out, size_t *n, size_t max)
+{
+    const struct st_counts *c = &f->counts;
+    const struct st_report_stream *s = main_stream(f);
+    uint64_t seeks = c->by_call[ST_CALL_FSEEK].calls + c->by_call[ST_CALL_FSETPOS].calls +
+                     c->by_call[ST_CALL_REWIND].calls;
+    uint64_t waste = st_counts_wasted_bytes(c);
+    if (!s || c->seeks_discarding_buffer < MIN_CALLS || waste < MIN_WASTE ||
+        st_counts_amplification(c) < MIN_AMPLIFICATION)
+        return;
+    uint64_t fills = c->read_syscalls;
+    uint64_t buf = s->buffer_size;
+    struct st_finding *x = next(out, n, max, "fseek-discards-buffer", f, waste);
+    if (!x)
+        return;
+    char b1[32], b2[32], b3[32], b4[32], n1[32], n2[32], r[32];
+    const char *every = c->seeks_discarding_buffer * 10 >= seeks * 9 ? "every" : "most";
+    snprintf(x->what, sizeof x->what,
+             "%s fseek on %s threw away its %s buffer and glibc read it again: "
+             "%s seeks caused %s reads of %s to deliver %s (%s).",
+             every, f->path, st_fmt_bytes(b1, sizeof b1, buf),
+             st_fmt_count(n1, sizeof n1, c->seeks_discarding_buffer),
+             st_fmt_count(n2, sizeof n2, fills),
+             st_fmt_bytes(b2, sizeof b2, c->kernel_read_bytes),
+             st_fmt_bytes(b3, sizeof b3, c->delivered_bytes),
+             st_fmt_ratio(r, sizeof r, st_counts_amplification(c)));
+    if (buf > 4096) {
+        snprintf(x->change, sizeof x->change,
+                 "use a 4 KiB buffer (about %s for the same reads, estimated) or pread() "
+                 "exactly the bytes needed (%s).",
+                 st_fmt_bytes(b4, sizeof b4, fills * 4096),
+                 st_fmt_bytes(b1, sizeof b1, c->requested_bytes));
+    } else {
+        snprintf(x->change, sizeof x->change,
+                 "pread() exactly the bytes needed (%s) instead of fseek+fread, or mmap the file.",
+                 st_fmt_bytes(b4, sizeof b4, c->requested_bytes));
+    }
+}
+
+/* An fseek that lands inside the buffer reads nothing, yet glibc still
+ * makes an lseek to resync the file offset. */
+static void rule_resync_lseek(const struct st_report_file *f,
+                              struct st_finding *out, size_t *n, size_t max)
+{
+    const struct st_counts *c = &f->counts;
+    uint64_t lseeks = c->by_call[ST_CALL_FSEEK].lseek_syscalls +
+                      c->by_call[ST_CALL_FSETPOS].lseek_syscalls;
+    if (c->seeks_in_buffer < 10 * MIN_CALLS || lseeks < c->seeks_in_buffer / 2)
+        return;
+    struct st_finding *x = next(out, n, max, "fseek-resync-lseek", f,
+                                (uint64_t)c->seeks_in_buffer * SYSCALL_COST_BYTES);
+    if (!x)
+        return;
+    char n1[32], n2[32];
+    snprintf(x->what, sizeof x->what,
+             "%s fseeks on %s stayed inside the buffer yet made %s lseek syscalls "
+             "(glibc resyncs the file offset on every fseek).",
+             st_fmt_count(n1, sizeof n1, c->seeks_in_buffer), f->path,
+             st_fmt_count(n2, sizeof n2, lseeks));
+    snprintf(x->change, sizeof x->change,
+             "skip short distances by reading forward, or mmap the file and index it directly.");
+}
+
+/* Many read syscalls that each return little: an unbuffered stream, a tiny
+ * buffer, or the program's own small read() calls. */
+static void rule_small_reads(const struct st_report_file *f,
+                             struct st_finding *out, size_t *n, size_t max)
+{
+    const struct st_counts *c = &f->counts;
+    if (c->read_syscalls < 10 * MIN_CALLS)
+        return;
+    uint64_t avg = c->kernel_read_bytes / c->read_syscalls;
+    if (avg >= 1024)
+        return;
+    uint64_t posix = c->by_call[ST_CALL_READ].read_syscalls + c->by_call[ST_CALL_PREAD].read_syscalls;
+    int direct = posix * 2 > c->read_syscalls;
+    struct st_finding *x = next(out, n, max, direct ? "small-direct-reads" : "small-buffer-reads",
+                                f, c->read_syscalls * SYSCALL_COST_BYTES);
+    if (!x)
+        return;
+    char n1[32], b1[32], b2[32];
+    snprintf(x->what, sizeof x->what,
+             "%s made %s read syscalls of %s on average (%s in all)%s.",
+             direct ? "the program's own read()/pread() calls" : "stdio", /* who */
+             st_fmt_count(n1, sizeof n1, c->read_syscalls),
+             st_fmt_bytes(b1, sizeof b1, avg),
+             st_fmt_bytes(b2, sizeof b2, c->kernel_read_bytes),
+             direct ? "" : " because the stream is unbuffered or its buffer is tiny");
+    /* Put the path in front: "on FILE, ..." reads better than inside. */
+    char tmp[sizeof x->what];
+    snprintf(tmp, sizeof tmp, "on %s, %s", f->path, x->what);
+    memcpy(x->what, tmp, sizeof x->what);
+    snprintf(x->change, sizeof x->change,
+             direct ? "read larger blocks (64 KiB or more) and split them in memory."
+                    : "give the stream a buffer of at least 4 KiB (setvbuf with your own buffer).");
+}
+
+/* setvbuf(fp, NULL, _IOFBF, size): glibc ignores size and uses its default. */
+static void rule_setvbuf_ignored(const struct st_report_file *f,
+                                 struct st_finding *out, size_t *n, size_t max)
+{
+    for (size_t i = 0; i < f->nstreams; i++) {
+        const struct st_report_stream *s = &f->streams[i];
+        if (s->origin != ST_BUF_SIZE_IGNORED || s->requested_buffer_size == s->buffer_size)
+            continue;
+        struct st_finding *x = next(out, n, max, "setvbuf-size-ignored", f, 0);
+        if (!x)
+            return;
+        char b1[32], b2[32];
+        snprintf(x->what, sizeof x->what,
+                 "setvbuf on %s asked for a %s buffer with a NULL pointer; glibc ignores the "
+                 "size then and used %s.",
+                 f->path, st_fmt_bytes(b1, sizeof b1, s->requested_buffer_size),
+                 st_fmt_bytes(b2, sizeof b2, s->buffer_size));
+        snprintf(x->change, sizeof x->change,
+                 "pass a buffer of your own: setvbuf(fp, buf, _IOFBF, size).");
+        return;
+    }
+}
+
+/* ftell or SEEK_CUR while glibc does not know the offset: an lseek each. */
+static void rule_ftell_lseek(const struct st_report_file *f,
+                             struct st_finding *out, size_t *n, size_t max)
+{
+    const struct st_counts *c = &f->counts;
+    uint64_t lseeks = c->by_call[ST_CALL_FTELL].lseek_syscalls +
+                      c->by_call[ST_CALL_FGETPOS].lseek_syscalls;
+    if (lseeks < 10 * MIN_CALLS)
+        return;
+    struct st_finding *x = next(out, n, max, "ftell-lseek", f, lseeks * SYSCALL_COST_BYTES);
+    if (!x)
+        return;
+    char n1[32], n2[32];
+    snprintf(x->what, sizeof x->what,
+             "%s ftell/fgetpos calls on %s made %s lseek syscalls because glibc did not "
+             "know the stream's file offset.",
+             st_fmt_count(n1, sizeof n1,
+                          c->by_call[ST_CALL_FTELL].calls + c->by_call[ST_CALL_FGETPOS].calls),
+             f->path, st_fmt_count(n2, sizeof n2, lseeks));
+    snprintf(x->change, sizeof x->change,
+             "count the bytes you consume yourself, or make one fseek(fp, 0, SEEK_SET) after "
+             "fopen so glibc knows the offset.");
+}
+
+/* The same bytes read from the kernel again and again. */
+static void rule_reread(const struct st_report_file *f,
+                        struct st_finding *out, size_t *n, size_t max)
+{
+    const struct st_counts *c = &f->counts;
+    if (c->reread_bytes < MIN_WASTE || c->reread_bytes * 2 < c->kernel_read_bytes)
+        return;
+    struct st_finding *x = next(out, n, max, "reread", f, c->reread_bytes);
+    if (!x)
+        return;
+    char b1[32], b2[32];
+    snprintf(x->what, sizeof x->what,
+             "%s of the %s read from %s had been read before by this process.",
+             st_fmt_bytes(b1, sizeof b1, c->reread_bytes),
+             st_fmt_bytes(b2, sizeof b2, c->kernel_read_bytes), f->path);
+    snprintf(x->change, sizeof x->change,
+             "keep what you read (a larger cache of your own), or read each region once.");
+}
+
+typedef void (*rule_fn)(const struct st_report_file *, struct st_finding *, size_t *, size_t);
+
+static const rule_fn rules[] = {
+    rule_fseek_discards, rule_resync_lseek, rule_small_reads,
+    rule_setvbuf_ignored, rule_ftell_lseek, rule_reread,
+};
+
+static int costlier_first(const void *pa, const void *pb)
+{
+    uint64_t a = ((const struct st_finding *)pa)->cost, b = ((const struct st_finding *)pb)->cost;
+    return a == b ? 0 : a > b ? -1 : 1;
+}
+
+size_t st_find_problems(const struct st_report *r, struct st_finding *out, size_t max)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++)
+            rules[k](&r->files[i], out, &n, max);
+    qsort(out, n, sizeof *out, costlier_first);
+    return n;
+}

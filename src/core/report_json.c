@@ -1,0 +1,145 @@
+/* report_json.c — the report as schema seektrace.report/1 (docs/report-json.md). */
+#include "findings.h"
+#include "json_out.h"
+#include "report_model.h"
+
+#define MAX_FINDINGS 64
+
+static void counts(struct st_json *j, const struct st_counts *c)
+{
+    static const struct { const char *key; size_t off; } fields[] = {
+#define F(name) {#name, offsetof(struct st_counts, name)}
+        F(read_syscalls), F(kernel_read_bytes), F(lseek_syscalls), F(fstat_syscalls),
+        F(write_syscalls), F(kernel_write_bytes), F(requested_bytes), F(delivered_bytes),
+        F(reread_bytes), F(seeks_in_buffer), F(seeks_discarding_buffer),
+#undef F
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
+        st_json_key(j, fields[i].key);
+        st_json_u64(j, *(const uint64_t *)((const char *)c + fields[i].off));
+    }
+    st_json_key(j, "amplification");
+    if (c->delivered_bytes)
+        st_json_double(j, st_counts_amplification(c));
+    else
+        st_json_null(j);
+
+    st_json_key(j, "calls");
+    st_json_begin_object(j);
+    for (int k = 0; k < ST_CALL_COUNT; k++) {
+        if (!c->by_call[k].calls)
+            continue;
+        st_json_key(j, st_call_name((enum st_call)k));
+        st_json_u64(j, c->by_call[k].calls);
+    }
+    st_json_end_object(j);
+
+    st_json_key(j, "by_call");
+    st_json_begin_object(j);
+    for (int k = 0; k < ST_CALL_COUNT; k++) {
+        const struct st_call_cost *cc = &c->by_call[k];
+        if (!cc->calls && !cc->read_syscalls && !cc->lseek_syscalls && !cc->fstat_syscalls)
+            continue;
+        st_json_key(j, st_call_name((enum st_call)k));
+        st_json_begin_object(j);
+        st_json_key(j, "calls");
+        st_json_u64(j, cc->calls);
+        st_json_key(j, "read_syscalls");
+        st_json_u64(j, cc->read_syscalls);
+        st_json_key(j, "kernel_read_bytes");
+        st_json_u64(j, cc->kernel_read_bytes);
+        st_json_key(j, "lseek_syscalls");
+        st_json_u64(j, cc->lseek_syscalls);
+        st_json_key(j, "fstat_syscalls");
+        st_json_u64(j, cc->fstat_syscalls);
+        st_json_end_object(j);
+    }
+    st_json_end_object(j);
+}
+
+static void stream(struct st_json *j, const struct st_report_stream *s)
+{
+    st_json_begin_object(j);
+    st_json_key(j, "fd");
+    st_json_i64(j, s->fd);
+    st_json_key(j, "buffer_size");
+    st_json_u64(j, s->buffer_size);
+    st_json_key(j, "buffer_mode");
+    st_json_string(j, st_buf_mode_name(s->mode));
+    st_json_key(j, "buffer_origin");
+    st_json_string(j, st_buf_origin_name(s->origin));
+    st_json_key(j, "requested_buffer_size");
+    st_json_u64(j, s->requested_buffer_size);
+    counts(j, &s->counts);
+    st_json_end_object(j);
+}
+
+static void findings(struct st_json *j, const struct st_report *r)
+{
+    struct st_finding f[MAX_FINDINGS];
+    size_t n = st_find_problems(r, f, MAX_FINDINGS);
+    st_json_key(j, "findings");
+    st_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+        st_json_begin_object(j);
+        st_json_key(j, "rule");
+        st_json_string(j, f[i].rule);
+        st_json_key(j, "path");
+        st_json_string(j, f[i].file->path);
+        st_json_key(j, "cost");
+        st_json_u64(j, f[i].cost);
+        st_json_key(j, "what");
+        st_json_string(j, f[i].what);
+        st_json_key(j, "change");
+        st_json_string(j, f[i].change);
+        st_json_end_object(j);
+    }
+    st_json_end_array(j);
+}
+
+void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
+{
+    struct st_json j;
+    st_json_init(&j, o);
+    st_json_begin_object(&j);
+    st_json_key(&j, "schema");
+    st_json_string(&j, "seektrace.report/1");
+    st_json_key(&j, "capture");
+    st_json_string(&j, r->capture);
+    if (r->capture_reason) {
+        st_json_key(&j, "capture_reason");
+        st_json_string(&j, r->capture_reason);
+    }
+    st_json_key(&j, "pid");
+    st_json_i64(&j, r->pid);
+    st_json_key(&j, "ppid");
+    st_json_i64(&j, r->ppid);
+    st_json_key(&j, "argv");
+    st_json_begin_array(&j);
+    for (int i = 0; i < r->argc; i++)
+        st_json_string(&j, r->argv[i]);
+    st_json_end_array(&j);
+    st_json_key(&j, "totals");
+    st_json_begin_object(&j);
+    counts(&j, &r->totals);
+    st_json_end_object(&j);
+    st_json_key(&j, "files");
+    st_json_begin_array(&j);
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct st_report_file *f = &r->files[i];
+        st_json_begin_object(&j);
+        st_json_key(&j, "path");
+        st_json_string(&j, f->path);
+        counts(&j, &f->counts);
+        st_json_key(&j, "streams");
+        st_json_begin_array(&j);
+        for (size_t k = 0; k < f->nstreams; k++)
+            stream(&j, &f->streams[k]);
+        st_json_end_array(&j);
+        st_json_end_object(&j);
+    }
+    st_json_end_array(&j);
+    findings(&j, r);
+    st_json_end_object(&j);
+    st_out_str(o, "\n");
+}

@@ -1,0 +1,61 @@
+/* report_model.h — one process's accounts, ready to print.
+ *
+ * The preload library fills it at exit from its live registries; the tools
+ * fill it from trace files. Both then hand it to the same renderers, so a
+ * report reads the same whichever way it was made. The model only points at
+ * memory its builder owns. */
+#ifndef SEEKTRACE_REPORT_MODEL_H
+#define SEEKTRACE_REPORT_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "counts.h"
+#include "outbuf.h"
+
+enum st_buf_mode { ST_BUF_UNKNOWN, ST_BUF_FULL, ST_BUF_LINE, ST_BUF_NONE };
+
+enum st_buf_origin {
+    ST_BUF_DEFAULT,          /* glibc sized it from st_blksize */
+    ST_BUF_USER,             /* the program handed glibc a buffer */
+    ST_BUF_SIZE_IGNORED,     /* setvbuf(fp, NULL, _IOFBF, size): size ignored */
+};
+
+struct st_report_stream {
+    int fd;
+    uint64_t buffer_size;
+    uint64_t requested_buffer_size;
+    enum st_buf_mode mode;
+    enum st_buf_origin origin;
+    struct st_counts counts;
+};
+
+struct st_report_file {
+    const char *path;
+    struct st_counts counts; /* streams plus the program's own POSIX calls */
+    struct st_report_stream *streams;
+    size_t nstreams;
+};
+
+struct st_report {
+    const char *capture;        /* "exact" or "inferred" */
+    const char *capture_reason; /* NULL when exact */
+    long pid, ppid;
+    const char *const *argv;
+    int argc;
+    struct st_counts totals;
+    struct st_report_file *files;
+    size_t nfiles;
+};
+
+const char *st_buf_mode_name(enum st_buf_mode m);
+const char *st_buf_origin_name(enum st_buf_origin o);
+
+/* Sorts files worst first (most wasted kernel bytes, then most syscalls) and
+ * recomputes totals from them. */
+void st_report_finish(struct st_report *r);
+
+void st_report_write_text(const struct st_report *r, struct st_outbuf *out);
+void st_report_write_json(const struct st_report *r, struct st_outbuf *out);
+
+#endif

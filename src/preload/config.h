@@ -1,0 +1,19 @@
+/* config.h — the SEEKTRACE_* environment settings, read once at start-up.
+ *
+ * A malformed value never stops the program: one warning line, and the
+ * default is used (docs/seektrace.7.md lists them all). */
+#ifndef SEEKTRACE_CONFIG_H
+#define SEEKTRACE_CONFIG_H
+
+enum st_format { ST_FORMAT_TEXT, ST_FORMAT_JSON };
+
+struct st_config {
+    const char *output;     /* SEEKTRACE_OUTPUT, NULL for stderr; may hold %p */
+    enum st_format format;  /* SEEKTRACE_FORMAT */
+};
+
+extern struct st_config st_config;
+
+void st_config_load(void);
+
+#endif

@@ -1,0 +1,19 @@
+/* exit_report.h — the report a traced process writes when it ends. */
+#ifndef SEEKTRACE_EXIT_REPORT_H
+#define SEEKTRACE_EXIT_REPORT_H
+
+/* Writes the report once (later calls do nothing), to SEEKTRACE_OUTPUT or
+ * stderr. Called after glibc's exit-time stdio cleanup, from _exit, or from
+ * our destructor when the cleanup could not be hooked. */
+void st_report_at_exit(void);
+
+/* The command line, captured at start-up for the report's argv. */
+void st_report_set_argv(int argc, char **argv);
+
+/* "exact", or "inferred" with the reason the stdio hook failed. */
+void st_report_set_capture(const char *reason_if_inferred);
+
+/* After fork: the child reports for itself, once. */
+void st_report_reset_in_child(void);
+
+#endif

@@ -1,0 +1,119 @@
+/* fdtable.c — see fdtable.h. */
+#include "fdtable.h"
+
+#include <sys/mman.h>
+
+#include "arena.h"
+#include "files.h"
+
+/* Reserved, not committed: only the pages of fds in use cost memory. */
+#define MAX_FDS (1 << 20)
+
+static struct st_fd *_Atomic *table;
+
+static struct st_fd *_Atomic *slots(void)
+{
+    struct st_fd *_Atomic *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+    if (t)
+        return t;
+    void *p = mmap(NULL, MAX_FDS * sizeof *t, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    struct st_fd *_Atomic *expected = NULL;
+    if (!__atomic_compare_exchange_n(&table, &expected, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        munmap(p, MAX_FDS * sizeof *t);
+        return expected;
+    }
+    return p;
+}
+
+/* Entries are immutable once published; a change publishes a new one. */
+static void publish(int fd, struct st_file *file, struct st_desc *desc)
+{
+    struct st_fd *_Atomic *t = slots();
+    if (!t || fd < 0 || fd >= MAX_FDS)
+        return;
+    struct st_fd *e = NULL;
+    if (file && (e = st_alloc(sizeof *e)) != NULL) {
+        e->file = file;
+        e->desc = desc;
+    }
+    __atomic_store_n(&t[fd], e, __ATOMIC_RELEASE);
+}
+
+static struct st_desc *new_desc(int64_t offset)
+{
+    struct st_desc *d = st_alloc(sizeof *d);
+    if (d)
+        d->offset = offset;
+    return d;
+}
+
+void st_fd_opened(int fd, int offset_known)
+{
+    struct st_desc *d = new_desc(offset_known ? 0 : -1);
+    if (d)
+        publish(fd, st_file_of_fd(fd), d);
+}
+
+void st_fd_refresh(int fd)
+{
+    struct st_file *f = st_file_of_fd(fd);
+    struct st_fd *_Atomic *t = slots();
+    struct st_fd *e = t && fd >= 0 && fd < MAX_FDS ? __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE) : NULL;
+    if (e && e->file == f)
+        return;
+    struct st_desc *d = new_desc(-1);
+    if (d)
+        publish(fd, f, d);
+}
+
+void st_fd_dup(int oldfd, int newfd)
+{
+    const struct st_fd *old = st_fd_get(oldfd);
+    if (old)
+        publish(newfd, old->file, old->desc);
+    else
+        st_fd_closed(newfd);
+}
+
+void st_fd_closed(int fd)
+{
+    publish(fd, NULL, NULL);
+}
+
+const struct st_fd *st_fd_get(int fd)
+{
+    struct st_fd *_Atomic *t = slots();
+    if (!t || fd < 0 || fd >= MAX_FDS)
+        return NULL;
+    struct st_fd *e = __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE);
+    if (e)
+        return e;
+    struct st_desc *d = new_desc(-1);
+    if (!d)
+        return NULL;
+    publish(fd, st_file_of_fd(fd), d);
+    return __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE);
+}
+
+int64_t st_desc_offset(const struct st_fd *e)
+{
+    return e && e->desc ? __atomic_load_n(&e->desc->offset, __ATOMIC_RELAXED) : -1;
+}
+
+void st_desc_advance(const struct st_fd *e, int64_t n)
+{
+    if (!e || !e->desc || n <= 0)
+        return;
+    int64_t off = __atomic_load_n(&e->desc->offset, __ATOMIC_RELAXED);
+    if (off >= 0)
+        __atomic_store_n(&e->desc->offset, off + n, __ATOMIC_RELAXED);
+}
+
+void st_desc_set(const struct st_fd *e, int64_t offset)
+{
+    if (e && e->desc)
+        __atomic_store_n(&e->desc->offset, offset, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,113 @@
+/* files.c — see files.h. */
+#include "files.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "arena.h"
+#include "registry_lock.h"
+#include "streams.h"
+
+#define BUCKETS 4096
+
+static struct st_file *buckets[BUCKETS];
+static struct st_file *_Atomic all_files;
+
+static unsigned hash_path(const char *s)
+{
+    unsigned h = 2166136261u; /* FNV-1a */
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 16777619u;
+    return h & (BUCKETS - 1);
+}
+
+static struct st_file *lookup(const char *path, unsigned h)
+{
+    for (struct st_file *f = __atomic_load_n(&buckets[h], __ATOMIC_ACQUIRE); f; f = f->next_hash)
+        if (strcmp(f->path, path) == 0)
+            return f;
+    return NULL;
+}
+
+/* Regular files and block devices have offsets; pipes, sockets and
+ * anonymous inodes ("pipe:[123]") and the pseudo files under /proc do not
+ * re-read anything meaningful. */
+static int is_seekable_name(const char *path)
+{
+    return path[0] == '/' && strncmp(path, "/proc/", 6) != 0 && strncmp(path, "/dev/", 5) != 0;
+}
+
+struct st_file *st_file_get(const char *path)
+{
+    unsigned h = hash_path(path);
+    struct st_file *f = lookup(path, h);
+    if (f)
+        return f;
+    st_registry_lock();
+    f = lookup(path, h);
+    if (!f && (f = st_alloc(sizeof *f)) != NULL && (f->path = st_strdup(path)) != NULL) {
+        f->seekable = is_seekable_name(path);
+        st_ranges_init(&f->ranges, st_alloc, NULL);
+        f->next_hash = buckets[h];
+        f->next_all = all_files;
+        __atomic_store_n(&buckets[h], f, __ATOMIC_RELEASE);
+        __atomic_store_n(&all_files, f, __ATOMIC_RELEASE);
+    }
+    st_registry_unlock();
+    return f;
+}
+
+struct st_file *st_file_of_fd(int fd)
+{
+    char link[64], name[4096];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    /* A raw syscall: the program may wrap readlink, and this is our own. */
+    long n = syscall(SYS_readlink, link, name, sizeof name - 1);
+    if (n <= 0)
+        snprintf(name, sizeof name, "fd:%d", fd);
+    else
+        name[n] = '\0';
+    return st_file_get(name);
+}
+
+struct st_counts *st_file_direct(struct st_file *f)
+{
+    struct st_counts *c = __atomic_load_n(&f->direct, __ATOMIC_ACQUIRE);
+    if (c)
+        return c;
+    struct st_counts *fresh = st_alloc(sizeof *fresh);
+    if (!fresh)
+        return NULL;
+    if (__atomic_compare_exchange_n(&f->direct, &c, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return fresh;
+    return c; /* another thread installed one first; ours is abandoned */
+}
+
+uint64_t st_file_note_range(struct st_file *f, uint64_t offset, uint64_t len)
+{
+    if (!f->seekable || len == 0)
+        return 0;
+    st_spin_lock(&f->ranges_lock);
+    uint64_t overlap = st_ranges_add(&f->ranges, offset, len);
+    st_spin_unlock(&f->ranges_lock);
+    return overlap;
+}
+
+struct st_file *st_files_first(void)
+{
+    return __atomic_load_n(&all_files, __ATOMIC_ACQUIRE);
+}
+
+void st_files_reset(void)
+{
+    for (struct st_file *f = st_files_first(); f; f = f->next_all) {
+        if (f->direct)
+            memset(f->direct, 0, sizeof *f->direct);
+        for (struct st_stream *s = f->streams; s; s = s->next_in_file)
+            memset(&s->counts, 0, sizeof s->counts);
+        st_ranges_clear(&f->ranges);
+        f->ranges_lock.locked = 0;
+    }
+}

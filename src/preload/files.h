@@ -1,0 +1,48 @@
+/* files.h — one record per file the process touched, by kernel name.
+ *
+ * A file is named as /proc/self/fd names it (the name strace -y prints), so
+ * two opens of one path share a record and re-read bytes are counted across
+ * them. The program's own POSIX calls are counted on the file; stdio calls
+ * on its streams (streams.h). */
+#ifndef SEEKTRACE_FILES_H
+#define SEEKTRACE_FILES_H
+
+#include <stdint.h>
+
+#include "counts.h"
+#include "ranges.h"
+#include "sync.h"
+
+struct st_stream;
+
+struct st_file {
+    const char *path;
+    int seekable;             /* offsets mean something: ranges are tracked */
+    struct st_counts *direct; /* POSIX calls; allocated on first use */
+    st_spin ranges_lock;
+    struct st_ranges ranges;
+    struct st_stream *streams; /* every stream ever opened on it */
+    struct st_file *next_all;
+    struct st_file *next_hash;
+};
+
+/* Finds or creates the record for a kernel name; NULL when out of memory. */
+struct st_file *st_file_get(const char *path);
+
+/* The record for whatever fd refers to now (readlink of /proc/self/fd/N). */
+struct st_file *st_file_of_fd(int fd);
+
+/* Counts for the program's own calls on f (NULL when out of memory). */
+struct st_counts *st_file_direct(struct st_file *f);
+
+/* Adds a range read from the kernel; returns how many bytes of it had been
+ * read before. */
+uint64_t st_file_note_range(struct st_file *f, uint64_t offset, uint64_t len);
+
+/* Every file record, oldest first is not promised. */
+struct st_file *st_files_first(void);
+
+/* After fork: the child starts with empty accounts. */
+void st_files_reset(void);
+
+#endif

@@ -1,0 +1,91 @@
+/* init.c — bringing the library up inside someone else's process.
+ *
+ * Order matters: real functions first (everything else may call them),
+ * then settings, then the stdio hook. Initialisation runs from our
+ * constructor, or earlier from the first interposed call if another
+ * library's constructor reads a file before ours runs. */
+#define _GNU_SOURCE 1
+#include <pthread.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "exit_report.h"
+#include "files.h"
+#include "real.h"
+#include "registry_lock.h"
+#include "stdio_hook.h"
+#include "stdio_slots.h"
+#include "thread_state.h"
+#include "warn.h"
+#include "wrappers.h"
+
+enum { UNINIT, INITIALISING, READY };
+static int state;
+static int cleanup_hooked;
+
+/* Chained behind glibc's exit-time stdio cleanup (stdio_hook.h): by now
+ * every syscall the program's stdio will ever make has been made. */
+static void after_stdio_cleanup(void)
+{
+    st_in_exit_cleanup = 1;
+    if (st_stdio_orig_cleanup)
+        st_stdio_orig_cleanup();
+    st_in_exit_cleanup = 0;
+    st_report_at_exit();
+}
+
+static void before_fork(void) { st_registry_lock(); }
+static void after_fork_parent(void) { st_registry_unlock(); }
+
+/* The child inherits our accounts; it must report only what it does. */
+static void after_fork_child(void)
+{
+    st_registry_reset_in_child();
+    st_files_reset();
+    st_report_reset_in_child();
+}
+
+static void initialise(void)
+{
+    st_self.busy++;
+    st_real_resolve();
+    st_config_load();
+    const char *why = st_stdio_hook_install(st_slot_hooks, after_stdio_cleanup, &cleanup_hooked);
+    if (why) {
+        st_warn("stdio syscalls will not be seen (%s); capture: inferred", why);
+        st_report_set_capture(why);
+    }
+    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    st_self.busy--;
+}
+
+void st_ensure_init(void)
+{
+    if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == READY)
+        return;
+    int expected = UNINIT;
+    if (__atomic_compare_exchange_n(&state, &expected, INITIALISING, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE)) {
+        initialise();
+        __atomic_store_n(&state, READY, __ATOMIC_RELEASE);
+        return;
+    }
+    /* Another thread is initialising; this thread's call goes through on
+     * the real function meanwhile (wrappers resolve it on demand). */
+}
+
+/* glibc passes argc/argv/envp to constructors. */
+__attribute__((constructor)) static void seektrace_constructor(int argc, char **argv, char **envp)
+{
+    (void)envp;
+    st_ensure_init();
+    st_report_set_argv(argc, argv);
+}
+
+/* Only when glibc's exit cleanup could not be hooked: then the exit-time
+ * lseek that syncs unread stream data happens after this report. */
+__attribute__((destructor)) static void seektrace_destructor(void)
+{
+    if (!cleanup_hooked)
+        st_report_at_exit();
+}

@@ -1,0 +1,28 @@
+/* ledger.h — counting the bytes a stream delivers without wrapping getc.
+ *
+ * glibc hands bytes out of the stream buffer by advancing _IO_read_ptr,
+ * inline in getc_unlocked and friends; no call we could wrap sees it. But
+ * the buffer can only be refilled, moved or dropped through the jump-table
+ * slots we hook. So at the outermost hooked slot the ledger first books what
+ * was consumed since its mark (read_ptr - mark: consumed bytes), and after
+ * the slot returns it puts the mark where consumption resumes. Everything
+ * between two marks was handed to the program, exactly once. */
+#ifndef SEEKTRACE_LEDGER_H
+#define SEEKTRACE_LEDGER_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+struct st_stream;
+
+/* Books the bytes consumed since the mark. */
+void st_ledger_sync(struct st_stream *s, FILE *fp);
+
+/* Sets the mark to the current read position, less `handed_out` bytes the
+ * slot itself consumed and returned (uflow returns the byte it took). */
+void st_ledger_mark(struct st_stream *s, FILE *fp, size_t handed_out);
+
+/* fread's slot (xsgetn) reports its own count: requested and delivered. */
+void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered);
+
+#endif

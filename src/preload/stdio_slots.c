@@ -1,0 +1,275 @@
+/* stdio_slots.c — the hooked jump-table slots.
+ *
+ * Two kinds. The syscall slots (read, write, seek, stat, close) each make
+ * exactly one syscall in glibc, so counting their calls counts syscalls the
+ * way strace does. The buffer slots (underflow, uflow, xsgetn, seekoff,
+ * setbuf, sync, overflow) are every place where glibc can refill, move or
+ * drop a read buffer; they run the delivered-bytes ledger (ledger.h).
+ *
+ * glibc calls slots with the stream locked (or, for the _unlocked calls,
+ * with the program responsible), so per-stream state here needs no lock of
+ * ours. Streams that are not on a file descriptor (string and memory
+ * streams share some of these slots) pass straight through. */
+#define _GNU_SOURCE 1
+#include "stdio_slots.h"
+
+#include <errno.h>
+#include <stdio.h>
+
+#include "fdtable.h"
+#include "ledger.h"
+#include "record.h"
+#include "streams.h"
+#include "sync.h"
+#include "thread_state.h"
+
+int st_in_exit_cleanup;
+
+typedef int (*overflow_fn)(FILE *, int);
+typedef int (*flow_fn)(FILE *);
+typedef size_t (*xsgetn_fn)(FILE *, void *, size_t);
+typedef off64_t (*seekoff_fn)(FILE *, off64_t, int, int);
+typedef FILE *(*setbuf_fn)(FILE *, char *, ssize_t);
+typedef ssize_t (*read_fn)(FILE *, void *, ssize_t);
+typedef ssize_t (*write_fn)(FILE *, const void *, ssize_t);
+typedef off64_t (*seek_fn)(FILE *, off64_t, int);
+typedef int (*stat_fn)(FILE *, void *);
+
+#define ORIG(slot, type) ((type)st_slot_orig[ST_SLOT_##slot])
+
+/* The stream a slot call concerns, or NULL to pass through untouched. */
+static struct st_stream *tracked(FILE *fp)
+{
+    if (st_self.busy || fp->_fileno < 0)
+        return NULL;
+    st_self.busy++;
+    struct st_stream *s = st_stream_of(fp);
+    st_self.busy--;
+    return s;
+}
+
+/* Entering a buffer slot: book consumption at the outermost one. Returns
+ * whether this call is the outermost, which must then mark on the way out. */
+static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallback)
+{
+    struct st_thread *t = &st_self;
+    if (!s || t->slot_depth++ > 0)
+        return 0;
+    if (!t->in_call) {
+        /* No interposed call is in progress: the slot tells what the program
+         * did (a getc refill, glibc's exit cleanup, ...). */
+        t->in_call = 2; /* 2: set here, cleared on leaving */
+        t->call = st_in_exit_cleanup ? ST_CALL_EXIT : fallback;
+    }
+    st_ledger_sync(s, fp);
+    return 1;
+}
+
+static void buffer_slot_leave(struct st_stream *s, FILE *fp, int outer, size_t handed_out)
+{
+    struct st_thread *t = &st_self;
+    if (s)
+        t->slot_depth--;
+    if (!outer)
+        return;
+    st_ledger_mark(s, fp, handed_out);
+    if (t->in_call == 2)
+        t->in_call = 0;
+}
+
+static int hook_underflow(FILE *fp)
+{
+    struct st_stream *s = tracked(fp);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_OTHER);
+    int r = ORIG(UNDERFLOW, flow_fn)(fp);
+    int e = errno;
+    buffer_slot_leave(s, fp, outer, 0);
+    errno = e;
+    return r;
+}
+
+static int hook_uflow(FILE *fp)
+{
+    struct st_stream *s = tracked(fp);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_GETC);
+    int r = ORIG(UFLOW, flow_fn)(fp);
+    int e = errno;
+    /* A refill on behalf of getc and friends: the one thing we can count of
+     * the calls we do not wrap. */
+    if (outer && st_self.call == ST_CALL_GETC)
+        st_add(&s->counts.by_call[ST_CALL_GETC].calls, 1);
+    buffer_slot_leave(s, fp, outer, r != EOF);
+    errno = e;
+    return r;
+}
+
+static size_t hook_xsgetn(FILE *fp, void *buf, size_t n)
+{
+    struct st_stream *s = tracked(fp);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_FREAD);
+    size_t r = ORIG(XSGETN, xsgetn_fn)(fp, buf, n);
+    int e = errno;
+    if (outer)
+        st_ledger_fread(s, n, r);
+    buffer_slot_leave(s, fp, outer, 0);
+    errno = e;
+    return r;
+}
+
+static int is_seek_call(enum st_call c)
+{
+    return c == ST_CALL_FSEEK || c == ST_CALL_FSETPOS || c == ST_CALL_REWIND;
+}
+
+static off64_t hook_seekoff(FILE *fp, off64_t off, int dir, int mode)
+{
+    struct st_stream *s = tracked(fp);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_FSEEK);
+    char *base = fp->_IO_read_base, *end = fp->_IO_read_end;
+    uint64_t reads = st_self.reads;
+    off64_t r = ORIG(SEEKOFF, seekoff_fn)(fp, off, dir, mode);
+    int e = errno;
+    if (outer && is_seek_call(st_self.call)) {
+        /* Kept: buffered data before, the same window after, nothing read. */
+        int kept = end > base && fp->_IO_read_base == base && fp->_IO_read_end == end &&
+                   st_self.reads == reads;
+        st_add(kept ? &s->counts.seeks_in_buffer : &s->counts.seeks_discarding_buffer, 1);
+    }
+    buffer_slot_leave(s, fp, outer, 0);
+    errno = e;
+    return r;
+}
+
+static FILE *hook_setbuf(FILE *fp, char *buf, ssize_t n)
+{
+    struct st_stream *s = tracked(fp);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_SETVBUF);
+    FILE *r = ORIG(SETBUF, setbuf_fn)(fp, buf, n);
+    int e = errno;
+    if (s)
+        st_stream_observe_buffer(s, fp);
+    buffer_slot_leave(s, fp, outer, 0);
+    errno = e;
+    return r;
+}
+
+static int hook_sync(FILE *fp)
+{
+    struct st_stream *s = tracked(fp);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_FFLUSH);
+    int r = ORIG(SYNC, flow_fn)(fp);
+    int e = errno;
+    buffer_slot_leave(s, fp, outer, 0);
+    errno = e;
+    return r;
+}
+
+static int hook_overflow(FILE *fp, int ch)
+{
+    struct st_stream *s = tracked(fp);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_OTHER);
+    int r = ORIG(OVERFLOW, overflow_fn)(fp, ch);
+    int e = errno;
+    buffer_slot_leave(s, fp, outer, 0);
+    errno = e;
+    return r;
+}
+
+/* The offset a stdio syscall starts at: our shadow of the fd's offset when
+ * we know it (glibc's _offset is stale inside fseek), else glibc's. */
+static int64_t stdio_offset(const struct st_fd *e, FILE *fp)
+{
+    int64_t off = st_desc_offset(e);
+    return off >= 0 ? off : fp->_offset;
+}
+
+static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
+{
+    struct st_stream *s = tracked(fp);
+    const struct st_fd *e = s ? st_fd_get(fp->_fileno) : NULL;
+    int64_t off = s ? stdio_offset(e, fp) : -1;
+    ssize_t r = ORIG(READ, read_fn)(fp, buf, n);
+    if (!s)
+        return r;
+    int err = errno;
+    st_self.busy++;
+    st_record_read(s->file, &s->counts, st_charge(ST_CALL_OTHER), off, r);
+    if (r > 0)
+        st_desc_set(e, off >= 0 ? off + r : -1);
+    st_stream_observe_buffer(s, fp);
+    st_self.busy--;
+    errno = err;
+    return r;
+}
+
+static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
+{
+    struct st_stream *s = tracked(fp);
+    ssize_t r = ORIG(WRITE, write_fn)(fp, buf, n);
+    if (!s)
+        return r;
+    int err = errno;
+    const struct st_fd *e = st_fd_get(fp->_fileno);
+    st_record_write(&s->counts, r);
+    if (r > 0)
+        st_desc_advance(e, r);
+    errno = err;
+    return r;
+}
+
+static off64_t hook_seek(FILE *fp, off64_t off, int whence)
+{
+    struct st_stream *s = tracked(fp);
+    off64_t r = ORIG(SEEK, seek_fn)(fp, off, whence);
+    if (!s)
+        return r;
+    int err = errno;
+    st_record_lseek(&s->counts, st_charge(ST_CALL_OTHER));
+    if (r >= 0)
+        st_desc_set(st_fd_get(fp->_fileno), r);
+    errno = err;
+    return r;
+}
+
+static int hook_stat(FILE *fp, void *st)
+{
+    struct st_stream *s = tracked(fp);
+    int r = ORIG(STAT, stat_fn)(fp, st);
+    if (s) {
+        int err = errno;
+        st_record_fstat(&s->counts, st_charge(ST_CALL_OTHER));
+        errno = err;
+    }
+    return r;
+}
+
+static int hook_close(FILE *fp)
+{
+    struct st_stream *s = tracked(fp);
+    int fd = fp->_fileno;
+    if (s && st_self.slot_depth == 0)
+        st_ledger_sync(s, fp);
+    int r = ORIG(CLOSE, flow_fn)(fp);
+    if (s) {
+        int err = errno;
+        st_stream_closed(s);
+        st_fd_closed(fd); /* released by the kernel even if close failed */
+        errno = err;
+    }
+    return r;
+}
+
+void *const st_slot_hooks[ST_SLOT_COUNT] = {
+    [ST_SLOT_OVERFLOW] = (void *)hook_overflow,
+    [ST_SLOT_UNDERFLOW] = (void *)hook_underflow,
+    [ST_SLOT_UFLOW] = (void *)hook_uflow,
+    [ST_SLOT_XSGETN] = (void *)hook_xsgetn,
+    [ST_SLOT_SEEKOFF] = (void *)hook_seekoff,
+    [ST_SLOT_SETBUF] = (void *)hook_setbuf,
+    [ST_SLOT_SYNC] = (void *)hook_sync,
+    [ST_SLOT_READ] = (void *)hook_read,
+    [ST_SLOT_WRITE] = (void *)hook_write,
+    [ST_SLOT_SEEK] = (void *)hook_seek,
+    [ST_SLOT_CLOSE] = (void *)hook_close,
+    [ST_SLOT_STAT] = (void *)hook_stat,
+};

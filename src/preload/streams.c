@@ -1,0 +1,140 @@
+/* streams.c — see streams.h. */
+#include "streams.h"
+
+#include <string.h>
+
+#include "arena.h"
+#include "fdtable.h"
+#include "files.h"
+#include "registry_lock.h"
+#include "thread_state.h"
+
+/* Open addressing keyed by FILE*. Keys are never removed (an address that
+ * held a stream will likely hold one again); fclose only unbinds the value. */
+#define CAPACITY (1u << 14)
+
+struct slot {
+    FILE *_Atomic key;
+    struct st_stream *_Atomic stream;
+};
+
+static struct slot table[CAPACITY];
+/* Bumped on every unbind so per-thread caches notice. */
+static unsigned epoch;
+
+static unsigned hash_ptr(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x *= 0x9E3779B97F4A7C15ull;
+    return (unsigned)(x >> 40) & (CAPACITY - 1);
+}
+
+static struct slot *find(FILE *fp)
+{
+    for (unsigned i = hash_ptr(fp), n = 0; n < CAPACITY; i = (i + 1) & (CAPACITY - 1), n++) {
+        FILE *k = __atomic_load_n(&table[i].key, __ATOMIC_ACQUIRE);
+        if (k == fp)
+            return &table[i];
+        if (!k)
+            return NULL;
+    }
+    return NULL;
+}
+
+/* Under the registry lock. */
+static struct slot *find_or_add(FILE *fp)
+{
+    for (unsigned i = hash_ptr(fp), n = 0; n < CAPACITY; i = (i + 1) & (CAPACITY - 1), n++) {
+        FILE *k = __atomic_load_n(&table[i].key, __ATOMIC_ACQUIRE);
+        if (k == fp)
+            return &table[i];
+        if (!k) {
+            __atomic_store_n(&table[i].key, fp, __ATOMIC_RELEASE);
+            return &table[i];
+        }
+    }
+    return NULL;
+}
+
+/* How a stream came to our notice decides what we know of its fd. */
+enum how { OPENED, ADOPTED, DISCOVERED };
+
+static struct st_stream *bind(FILE *fp, enum how how)
+{
+    int fd = fp->_fileno;
+    if (fd < 0)
+        return NULL;
+    if (how == OPENED)
+        st_fd_opened(fd, 1);      /* fopen: a new description at offset 0 */
+    else if (how == DISCOVERED)
+        st_fd_refresh(fd);        /* opened behind our back: name it afresh */
+    const struct st_fd *e = st_fd_get(fd); /* fdopen: the fd as we know it */
+    struct st_stream *s = st_alloc(sizeof *s);
+    if (!e || !s)
+        return NULL;
+    s->fp = fp;
+    s->fd = fd;
+    s->file = e->file;
+    s->mark = fp->_IO_read_ptr;
+    s->win_base = fp->_IO_read_base;
+
+    st_registry_lock();
+    struct slot *sl = find_or_add(fp);
+    if (sl) {
+        s->next_in_file = s->file->streams;
+        s->file->streams = s;
+        __atomic_store_n(&sl->stream, s, __ATOMIC_RELEASE);
+    }
+    st_registry_unlock();
+    return sl ? s : NULL;
+}
+
+struct st_stream *st_stream_of(FILE *fp)
+{
+    struct st_thread *t = &st_self;
+    unsigned now = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
+    if (t->cached_fp == fp && t->cached_epoch == now && fp)
+        return t->cached_stream;
+    if (!fp)
+        return NULL;
+    struct slot *sl = find(fp);
+    struct st_stream *s = sl ? __atomic_load_n(&sl->stream, __ATOMIC_ACQUIRE) : NULL;
+    if (!s && (s = bind(fp, DISCOVERED)) == NULL)
+        return NULL;
+    t->cached_fp = fp;
+    t->cached_stream = s;
+    t->cached_epoch = now;
+    return s;
+}
+
+struct st_stream *st_stream_opened(FILE *fp, int new_description)
+{
+    struct slot *sl = find(fp);
+    if (sl && __atomic_load_n(&sl->stream, __ATOMIC_ACQUIRE))
+        st_stream_closed(__atomic_load_n(&sl->stream, __ATOMIC_ACQUIRE));
+    return bind(fp, new_description ? OPENED : ADOPTED);
+}
+
+void st_stream_closed(struct st_stream *s)
+{
+    struct slot *sl = find(s->fp);
+    s->closed = 1;
+    if (sl) {
+        struct st_stream *expected = s;
+        __atomic_compare_exchange_n(&sl->stream, &expected, NULL, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE);
+    }
+    __atomic_fetch_add(&epoch, 1, __ATOMIC_ACQ_REL);
+}
+
+void st_stream_observe_buffer(struct st_stream *s, FILE *fp)
+{
+    if (fp->_IO_buf_base)
+        s->buffer_size = (uint64_t)(fp->_IO_buf_end - fp->_IO_buf_base);
+    int flags = fp->_flags;
+    s->mode = (flags & 0x0002) ? ST_BUF_NONE      /* _IO_UNBUFFERED */
+            : (flags & 0x0200) ? ST_BUF_LINE      /* _IO_LINE_BUF */
+                               : ST_BUF_FULL;
+    if (s->origin != ST_BUF_SIZE_IGNORED && s->mode != ST_BUF_NONE && fp->_IO_buf_base)
+        s->origin = (flags & 0x0001) ? ST_BUF_USER : ST_BUF_DEFAULT; /* _IO_USER_BUF */
+}

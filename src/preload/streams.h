@@ -1,0 +1,53 @@
+/* streams.h — one record per stdio stream, found by its FILE*.
+ *
+ * A FILE* address is reused after fclose, so the table maps an address to
+ * the stream living there now; fclose unbinds it. Streams that we did not
+ * see opened (stdin, or ones glibc opened for itself) are bound the first
+ * time a hook sees them. */
+#ifndef SEEKTRACE_STREAMS_H
+#define SEEKTRACE_STREAMS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "counts.h"
+#include "report_model.h"
+
+struct st_file;
+
+struct st_stream {
+    FILE *fp;
+    int fd;
+    struct st_file *file;
+    struct st_counts counts;
+    int closed;
+
+    /* The delivered-bytes ledger (ledger.c): bytes of the read buffer up to
+     * mark are accounted; win_base says which buffer window mark is in. */
+    char *mark;
+    char *win_base;
+
+    /* The buffer as last seen, and where it came from. */
+    uint64_t buffer_size;
+    uint64_t requested_buffer_size;
+    enum st_buf_mode mode;
+    enum st_buf_origin origin;
+
+    struct st_stream *next_in_file;
+};
+
+/* The live stream at fp, bound on first sight; NULL if fp is not a stream on
+ * a file descriptor or cannot be tracked. Lock-free when already bound. */
+struct st_stream *st_stream_of(FILE *fp);
+
+/* fp was just opened: bind a fresh record. new_description is true for
+ * fopen/freopen (a new open file at offset 0), false for fdopen. */
+struct st_stream *st_stream_opened(FILE *fp, int new_description);
+
+/* The stream's fd is being closed: unbind it. */
+void st_stream_closed(struct st_stream *s);
+
+/* Refreshes buffer size and mode from the FILE (called on slow paths). */
+void st_stream_observe_buffer(struct st_stream *s, FILE *fp);
+
+#endif

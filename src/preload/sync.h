@@ -1,0 +1,56 @@
+/* sync.h — the two concurrency primitives the library uses.
+ *
+ * st_add: counters are bumped on the program's fast paths. While the process
+ * has one thread (glibc's own __libc_single_threaded, the flag its stdio uses
+ * to skip locking) a plain add is exact and costs nothing; once a second
+ * thread exists, a relaxed atomic add. On x86 the single-threaded add is one
+ * instruction, so a signal handler cannot tear it either.
+ *
+ * st_spin: a tiny lock for registry inserts and per-file range sets, never
+ * held across a call into the program or libc's I/O. */
+#ifndef SEEKTRACE_SYNC_H
+#define SEEKTRACE_SYNC_H
+
+#include <stdint.h>
+#include <sys/single_threaded.h>
+
+static inline void st_add(uint64_t *p, uint64_t n)
+{
+    if (__libc_single_threaded) {
+#if defined(__x86_64__)
+        __asm__ volatile("addq %1, %0" : "+m"(*p) : "r"(n));
+#else
+        __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+#endif
+    } else {
+        __atomic_fetch_add(p, n, __ATOMIC_RELAXED);
+    }
+}
+
+static inline void st_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#endif
+}
+
+typedef struct { int locked; } st_spin;
+
+static inline void st_spin_lock(st_spin *l)
+{
+    while (__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE))
+        while (__atomic_load_n(&l->locked, __ATOMIC_RELAXED))
+            st_cpu_relax();
+}
+
+static inline int st_spin_trylock(st_spin *l)
+{
+    return !__atomic_exchange_n(&l->locked, 1, __ATOMIC_ACQUIRE);
+}
+
+static inline void st_spin_unlock(st_spin *l)
+{
+    __atomic_store_n(&l->locked, 0, __ATOMIC_RELEASE);
+}
+
+#endif

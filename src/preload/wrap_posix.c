@@ -1,0 +1,196 @@
+/* wrap_posix.c — the interposed POSIX file calls, generated from
+ * wrap_posix.def and wrap_open*.def; close, fcntl and the _exit pair by hand.
+ *
+ * Each makes exactly one syscall, so counting calls counts what strace
+ * shows. The real function is resolved here on first use as well as at
+ * start-up: a library's constructor may read a file before ours has run. */
+#define _GNU_SOURCE 1
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "exit_report.h"
+#include "export.h"
+#include "fdtable.h"
+#include "files.h"
+#include "real.h"
+#include "record.h"
+#include "sync.h"
+#include "thread_state.h"
+#include "wrappers.h"
+
+
+#define REAL(name) \
+    (st_real.name ? st_real.name : (*(void **)&st_real.name = dlsym(RTLD_NEXT, #name), st_real.name))
+
+static uint64_t iov_bytes(const struct iovec *v, int n)
+{
+    uint64_t sum = 0;
+    for (int i = 0; v && i < n; i++)
+        sum += v[i].iov_len;
+    return sum;
+}
+
+/* offset < 0: the read used (and advanced) the fd's own offset. */
+static void note_read(int fd, enum st_call call, uint64_t requested, int64_t offset, ssize_t r)
+{
+    const struct st_fd *e = st_fd_get(fd);
+    struct st_counts *c = e ? st_file_direct(e->file) : NULL;
+    if (!c)
+        return;
+    int64_t at = offset >= 0 ? offset : st_desc_offset(e);
+    st_add(&c->by_call[call].calls, 1);
+    if (r >= 0)
+        st_add(&c->requested_bytes, requested);
+    if (r > 0)
+        st_add(&c->delivered_bytes, (uint64_t)r);
+    st_record_read(e->file, c, call, at, r);
+    if (offset < 0 && r > 0)
+        st_desc_advance(e, r);
+}
+
+static void note_lseek(int fd, off64_t r)
+{
+    const struct st_fd *e = st_fd_get(fd);
+    struct st_counts *c = e ? st_file_direct(e->file) : NULL;
+    if (!c)
+        return;
+    st_add(&c->by_call[ST_CALL_LSEEK].calls, 1);
+    st_record_lseek(c, ST_CALL_LSEEK);
+    if (r >= 0)
+        st_desc_set(e, r);
+}
+
+/* The bookkeeping after a real call: skipped when seektrace itself made
+ * the call, and never allowed to change errno. */
+#define AFTER(stmt)                                                                  \
+    do {                                                                             \
+        if (!st_self.busy) {                                                         \
+            int saved_errno = errno;                                                 \
+            st_self.busy++;                                                          \
+            stmt;                                                                    \
+            st_self.busy--;                                                          \
+            errno = saved_errno;                                                     \
+        }                                                                            \
+    } while (0)
+
+#define POSIX_READ(call, name, params, args, fd, req, off)                           \
+    ST_EXPORT(ssize_t, name, params)                                                 \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        ssize_t r = REAL(name) args;                                                 \
+        AFTER(note_read(fd, ST_CALL_##call, req, off, r));                           \
+        return r;                                                                    \
+    }
+#define POSIX_SEEK(name, ret, params, args, fd)                                      \
+    ST_EXPORT(ret, name, params)                                                     \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        ret r = REAL(name) args;                                                     \
+        AFTER(note_lseek(fd, r));                                                    \
+        return r;                                                                    \
+    }
+#define POSIX_DUP(name, params, args, fd, nfd)                                       \
+    ST_EXPORT(int, name, params)                                                     \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        int r = REAL(name) args;                                                     \
+        if (r >= 0)                                                                  \
+            AFTER(st_fd_dup(fd, nfd));                                               \
+        return r;                                                                    \
+    }
+#include "wrap_posix.def"
+#undef POSIX_READ
+#undef POSIX_SEEK
+#undef POSIX_DUP
+
+static void note_open(int fd)
+{
+    st_fd_opened(fd, 1);
+    const struct st_fd *e = st_fd_get(fd);
+    struct st_counts *c = e ? st_file_direct(e->file) : NULL;
+    if (c)
+        st_add(&c->by_call[ST_CALL_OPEN].calls, 1);
+}
+
+#define STRIP(...) __VA_ARGS__
+
+/* The mode argument exists only when the flags create a file. */
+#define OPEN(name, type, params, args, path, flags)                                  \
+    ST_EXPORT(int, name, (STRIP params, ...))                                        \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        mode_t mode = 0;                                                             \
+        if ((flags) & (O_CREAT | __O_TMPFILE)) {                                     \
+            va_list ap;                                                              \
+            va_start(ap, flags);                                                     \
+            mode = va_arg(ap, mode_t);                                               \
+            va_end(ap);                                                              \
+        }                                                                            \
+        int r = REAL(name)(STRIP args, mode);                                        \
+        if (r >= 0)                                                                  \
+            AFTER(note_open(r));                                                     \
+        return r;                                                                    \
+    }
+#include "wrap_open.def"
+#undef OPEN
+
+#define OPEN2(name, params, args)                                                    \
+    ST_EXPORT(int, name, params)                                                     \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        int r = REAL(name) args;                                                     \
+        if (r >= 0)                                                                  \
+            AFTER(note_open(r));                                                     \
+        return r;                                                                    \
+    }
+#include "wrap_open2.def"
+#undef OPEN2
+
+ST_EXPORT(int, close, (int fd))
+{
+    st_ensure_init();
+    int r = REAL(close)(fd);
+    /* Linux releases the descriptor even when close reports an error. */
+    AFTER(st_fd_closed(fd));
+    return r;
+}
+
+/* fcntl's third argument is an int or a pointer depending on cmd; like
+ * glibc's own fcntl, pass it on as a pointer-sized value. */
+#define FCNTL(name)                                                                  \
+    ST_EXPORT(int, name, (int fd, int cmd, ...))                                     \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        va_list ap;                                                                  \
+        va_start(ap, cmd);                                                           \
+        void *arg = va_arg(ap, void *);                                              \
+        va_end(ap);                                                                  \
+        int r = REAL(name)(fd, cmd, arg);                                            \
+        if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))                    \
+            AFTER(st_fd_dup(fd, r));                                                 \
+        return r;                                                                    \
+    }
+FCNTL(fcntl)
+FCNTL(fcntl64)
+#undef FCNTL
+
+/* _exit skips atexit handlers and destructors: report first. */
+ST_EXPORT(void, _exit, (int status))
+{
+    st_ensure_init();
+    st_report_at_exit();
+    REAL(_exit)(status);
+    __builtin_unreachable();
+}
+
+ST_EXPORT(void, _Exit, (int status))
+{
+    st_ensure_init();
+    st_report_at_exit();
+    REAL(_Exit)(status);
+    __builtin_unreachable();
+}

@@ -1,0 +1,165 @@
+/* wrap_stdio.c — the interposed stdio functions, generated from
+ * wrap_stdio.def and wrap_scanf*.def; the few whose bodies differ
+ * (opening a stream, choosing its buffer) follow by hand. */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "real.h"
+#include "streams.h"
+#include "sync.h"
+#include "thread_state.h"
+#include "export.h"
+#include "wrappers.h"
+
+
+int st_call_begin(enum st_call call, FILE *fp)
+{
+    struct st_thread *t = &st_self;
+    if (t->busy || t->in_call)
+        return 0;
+    t->in_call = 1;
+    t->call = call;
+    if (fp) {
+        t->busy++;
+        struct st_stream *s = st_stream_of(fp);
+        if (s)
+            st_add(&s->counts.by_call[call].calls, 1);
+        t->busy--;
+    }
+    return 1;
+}
+
+void st_call_end(int began)
+{
+    if (began)
+        st_self.in_call = 0;
+}
+
+#define STDIO(call, ret, name, params, args, stream)                                 \
+    ST_EXPORT(ret, name, params)                                                     \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        int began = st_call_begin(ST_CALL_##call, stream);                           \
+        ret r = (st_real.name) args;                                                 \
+        int e = errno;                                                               \
+        st_call_end(began);                                                          \
+        errno = e;                                                                   \
+        return r;                                                                    \
+    }
+#define STDIO_VOID(call, name, params, args, stream)                                 \
+    ST_EXPORT(void, name, params)                                                    \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        int began = st_call_begin(ST_CALL_##call, stream);                           \
+        (st_real.name) args;                                                         \
+        int e = errno;                                                               \
+        st_call_end(began);                                                          \
+        errno = e;                                                                   \
+    }
+#include "wrap_stdio.def"
+#undef STDIO
+#undef STDIO_VOID
+
+#define SCANF(name, vname, param, stream)                                            \
+    ST_EXPORT(int, name, (param, const char *fmt, ...))                              \
+    {                                                                                \
+        va_list ap;                                                                  \
+        va_start(ap, fmt);                                                           \
+        int r = st_wrap_##vname(stream, fmt, ap);                                    \
+        va_end(ap);                                                                  \
+        return r;                                                                    \
+    }
+#include "wrap_scanf.def"
+#undef SCANF
+#define SCANF_STDIN(name, vname)                                                     \
+    ST_EXPORT(int, name, (const char *fmt, ...))                                     \
+    {                                                                                \
+        va_list ap;                                                                  \
+        va_start(ap, fmt);                                                           \
+        int r = st_wrap_##vname(fmt, ap);                                            \
+        va_end(ap);                                                                  \
+        return r;                                                                    \
+    }
+#include "wrap_scanf_stdin.def"
+#undef SCANF_STDIN
+
+/* Opening: the new stream is bound to a fresh record (or, for fdopen, to
+ * what we know of its fd). */
+#define OPEN_STREAM(name, params, args, new_description)                             \
+    ST_EXPORT(FILE *, name, params)                                                  \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        int began = st_call_begin(ST_CALL_FOPEN, NULL);                              \
+        FILE *fp = st_real.name args;                                                \
+        int e = errno;                                                               \
+        if (began && fp) {                                                           \
+            st_self.busy++;                                                          \
+            struct st_stream *s = st_stream_opened(fp, new_description);             \
+            if (s)                                                                   \
+                st_add(&s->counts.by_call[ST_CALL_FOPEN].calls, 1);                  \
+            st_self.busy--;                                                          \
+        }                                                                            \
+        st_call_end(began);                                                          \
+        errno = e;                                                                   \
+        return fp;                                                                   \
+    }
+OPEN_STREAM(fopen, (const char *p, const char *m), (p, m), 1)
+OPEN_STREAM(fopen64, (const char *p, const char *m), (p, m), 1)
+OPEN_STREAM(fdopen, (int fd, const char *m), (fd, m), 0)
+OPEN_STREAM(freopen, (const char *p, const char *m, FILE *f), (p, m, f), p != NULL)
+OPEN_STREAM(freopen64, (const char *p, const char *m, FILE *f), (p, m, f), p != NULL)
+#undef OPEN_STREAM
+
+/* Buffer choice: remember what the program asked for, because glibc's
+ * answer to setvbuf(fp, NULL, _IOFBF, size) is to ignore size. */
+static void note_buffer_request(FILE *fp, char *buf, int mode, size_t size)
+{
+    struct st_stream *s = st_stream_of(fp);
+    if (!s)
+        return;
+    if (buf == NULL && mode == _IOFBF && size > 0) {
+        s->origin = ST_BUF_SIZE_IGNORED;
+        s->requested_buffer_size = size;
+    } else if (buf != NULL && mode != _IONBF) {
+        s->origin = ST_BUF_USER;
+        s->requested_buffer_size = size;
+    }
+}
+
+ST_EXPORT(int, setvbuf, (FILE *fp, char *buf, int mode, size_t size))
+{
+    st_ensure_init();
+    int began = st_call_begin(ST_CALL_SETVBUF, fp);
+    int r = st_real.setvbuf(fp, buf, mode, size);
+    int e = errno;
+    if (began && r == 0) {
+        st_self.busy++;
+        note_buffer_request(fp, buf, mode, size);
+        st_self.busy--;
+    }
+    st_call_end(began);
+    errno = e;
+    return r;
+}
+
+#define SET_BUFFER(name, params, args, buf, mode, size)                              \
+    ST_EXPORT(void, name, params)                                                    \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        int began = st_call_begin(ST_CALL_SETVBUF, fp);                              \
+        (st_real.name) args;                                                         \
+        int e = errno;                                                               \
+        if (began) {                                                                 \
+            st_self.busy++;                                                          \
+            note_buffer_request(fp, buf, mode, size);                                \
+            st_self.busy--;                                                          \
+        }                                                                            \
+        st_call_end(began);                                                          \
+        errno = e;                                                                   \
+    }
+SET_BUFFER(setbuf, (FILE *fp, char *b), (fp, b), b, b ? _IOFBF : _IONBF, BUFSIZ)
+SET_BUFFER(setbuffer, (FILE *fp, char *b, size_t n), (fp, b, n), b, b ? _IOFBF : _IONBF, n)
+SET_BUFFER(setlinebuf, (FILE *fp), (fp), NULL, _IOLBF, 0)
+#undef SET_BUFFER
