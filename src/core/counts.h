@@ -40,6 +40,7 @@ struct st_counts {
     uint64_t reread_bytes;
     uint64_t seeks_in_buffer;
     uint64_t seeks_discarding_buffer;
+    uint64_t resync_lseeks; /* lseeks made by the seeks that kept the buffer */
     struct st_call_cost by_call[ST_CALL_COUNT];
 };
 

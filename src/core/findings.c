@@ -62,13 +62,18 @@ static void rule_fseek_discards(const struct st_report_file *f,
     struct st_finding *x = next(out, n, max, "fseek-discards-buffer", f, waste);
     if (!x)
         return;
-    char b1[32], b2[32], b3[32], b4[32], n1[32], n2[32], r[32];
-    const char *every = c->seeks_discarding_buffer * 10 >= seeks * 9 ? "every" : "most";
+    char b1[32], b2[32], b3[32], b4[32], n1[32], n2[32], n3[32], r[32];
+    char who[96];
+    if (c->seeks_discarding_buffer >= seeks)
+        snprintf(who, sizeof who, "every fseek");
+    else
+        snprintf(who, sizeof who, "%s of %s fseeks",
+                 st_fmt_count(n1, sizeof n1, c->seeks_discarding_buffer),
+                 st_fmt_count(n3, sizeof n3, seeks));
     snprintf(x->what, sizeof x->what,
-             "%s fseek on %s threw away its %s buffer and glibc read it again: "
-             "%s seeks caused %s reads of %s to deliver %s (%s).",
-             every, f->path, st_fmt_bytes(b1, sizeof b1, buf),
-             st_fmt_count(n1, sizeof n1, c->seeks_discarding_buffer),
+             "%s on %s threw away its %s buffer and glibc read it again: "
+             "%s reads of %s to deliver %s (%s).",
+             who, f->path, st_fmt_bytes(b1, sizeof b1, buf),
              st_fmt_count(n2, sizeof n2, fills),
              st_fmt_bytes(b2, sizeof b2, c->kernel_read_bytes),
              st_fmt_bytes(b3, sizeof b3, c->delivered_bytes),
@@ -92,12 +97,10 @@ static void rule_resync_lseek(const struct st_report_file *f,
                               struct st_finding *out, size_t *n, size_t max)
 {
     const struct st_counts *c = &f->counts;
-    uint64_t lseeks = c->by_call[ST_CALL_FSEEK].lseek_syscalls +
-                      c->by_call[ST_CALL_FSETPOS].lseek_syscalls;
-    if (c->seeks_in_buffer < 10 * MIN_CALLS || lseeks < c->seeks_in_buffer / 2)
+    if (c->seeks_in_buffer < 10 * MIN_CALLS || c->resync_lseeks < c->seeks_in_buffer / 2)
         return;
     struct st_finding *x = next(out, n, max, "fseek-resync-lseek", f,
-                                (uint64_t)c->seeks_in_buffer * SYSCALL_COST_BYTES);
+                                c->resync_lseeks * SYSCALL_COST_BYTES);
     if (!x)
         return;
     char n1[32], n2[32];
@@ -105,7 +108,7 @@ static void rule_resync_lseek(const struct st_report_file *f,
              "%s fseeks on %s stayed inside the buffer yet made %s lseek syscalls "
              "(glibc resyncs the file offset on every fseek).",
              st_fmt_count(n1, sizeof n1, c->seeks_in_buffer), f->path,
-             st_fmt_count(n2, sizeof n2, lseeks));
+             st_fmt_count(n2, sizeof n2, c->resync_lseeks));
     snprintf(x->change, sizeof x->change,
              "skip short distances by reading forward, or mmap the file and index it directly.");
 }
@@ -129,16 +132,12 @@ static void rule_small_reads(const struct st_report_file *f,
         return;
     char n1[32], b1[32], b2[32];
     snprintf(x->what, sizeof x->what,
-             "%s made %s read syscalls of %s on average (%s in all)%s.",
-             direct ? "the program's own read()/pread() calls" : "stdio", /* who */
+             "on %s, %s made %s read syscalls of %s on average (%s in all)%s.", f->path,
+             direct ? "the program's own read()/pread() calls" : "stdio",
              st_fmt_count(n1, sizeof n1, c->read_syscalls),
              st_fmt_bytes(b1, sizeof b1, avg),
              st_fmt_bytes(b2, sizeof b2, c->kernel_read_bytes),
              direct ? "" : " because the stream is unbuffered or its buffer is tiny");
-    /* Put the path in front: "on FILE, ..." reads better than inside. */
-    char tmp[sizeof x->what];
-    snprintf(tmp, sizeof tmp, "on %s, %s", f->path, x->what);
-    memcpy(x->what, tmp, sizeof x->what);
     snprintf(x->change, sizeof x->change,
              direct ? "read larger blocks (64 KiB or more) and split them in memory."
                     : "give the stream a buffer of at least 4 KiB (setvbuf with your own buffer).");
@@ -198,6 +197,10 @@ static void rule_reread(const struct st_report_file *f,
     const struct st_counts *c = &f->counts;
     if (c->reread_bytes < MIN_WASTE || c->reread_bytes * 2 < c->kernel_read_bytes)
         return;
+    /* Discarded stream buffers are re-read by nature: said once, there. */
+    for (size_t i = 0; i < *n; i++)
+        if (out[i].file == f && strcmp(out[i].rule, "fseek-discards-buffer") == 0)
+            return;
     struct st_finding *x = next(out, n, max, "reread", f, c->reread_bytes);
     if (!x)
         return;

@@ -11,7 +11,7 @@ static void counts(struct st_json *j, const struct st_counts *c)
 #define F(name) {#name, offsetof(struct st_counts, name)}
         F(read_syscalls), F(kernel_read_bytes), F(lseek_syscalls), F(fstat_syscalls),
         F(write_syscalls), F(kernel_write_bytes), F(requested_bytes), F(delivered_bytes),
-        F(reread_bytes), F(seeks_in_buffer), F(seeks_discarding_buffer),
+        F(reread_bytes), F(seeks_in_buffer), F(seeks_discarding_buffer), F(resync_lseeks),
 #undef F
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {

@@ -50,7 +50,8 @@ static void initialise(void)
     st_self.busy++;
     st_real_resolve();
     st_config_load();
-    const char *why = st_stdio_hook_install(st_slot_hooks, after_stdio_cleanup, &cleanup_hooked);
+    const char *why = st_stdio_hook_install(st_slot_patches, st_slot_patch_count,
+                                            after_stdio_cleanup, &cleanup_hooked);
     if (why) {
         st_warn("stdio syscalls will not be seen (%s); capture: inferred", why);
         st_report_set_capture(why);

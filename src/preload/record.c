@@ -31,6 +31,7 @@ void st_record_read(struct st_file *f, struct st_counts *c, enum st_call call,
 
 void st_record_lseek(struct st_counts *c, enum st_call call)
 {
+    st_self.lseeks++;
     if (!c)
         return;
     st_add(&c->lseek_syscalls, 1);

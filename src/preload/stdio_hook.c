@@ -13,7 +13,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-void *st_slot_orig[ST_SLOT_COUNT];
 void (*st_stdio_orig_cleanup)(void);
 
 struct section {
@@ -129,18 +128,19 @@ static int set_writable(const struct section *s, const struct section *relro, in
     return mprotect((void *)a, b - a, writable ? PROT_READ | PROT_WRITE : PROT_READ);
 }
 
-static void patch_tables(const struct section *vt, void *const repl[ST_SLOT_COUNT])
+static void patch_tables(const struct section *vt, const struct st_slot_patch *patches, int np)
 {
     void **w = (void **)vt->start;
     size_t n = (vt->end - vt->start) / sizeof(void *);
     for (size_t k = 0; k < n; k++) {
-        for (int slot = 0; slot < ST_SLOT_COUNT; slot++) {
-            if (!repl[slot] || w[k] != st_slot_orig[slot] || k < (size_t)slot)
+        for (int i = 0; i < np; i++) {
+            size_t slot = (size_t)patches[i].slot;
+            if (w[k] != *patches[i].orig || k < slot)
                 continue;
             /* A table starts with two zero words; anything else is not a
              * table entry at this slot. */
             if (w[k - slot] == NULL && w[k - slot + 1] == NULL)
-                w[k] = repl[slot];
+                w[k] = patches[i].repl;
             break;
         }
     }
@@ -164,7 +164,7 @@ static void hook_cleanup(const struct section *ah, const struct section *relro,
     *hooked = 1;
 }
 
-const char *st_stdio_hook_install(void *const repl[ST_SLOT_COUNT],
+const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n,
                                   void (*after_cleanup)(void), int *cleanup_hooked)
 {
     *cleanup_hooked = 0;
@@ -188,11 +188,15 @@ const char *st_stdio_hook_install(void *const repl[ST_SLOT_COUNT],
     struct relro_query q = {lm->l_addr, &sec.relro};
     dl_iterate_phdr(find_relro, &q);
 
-    for (int slot = 0; slot < ST_SLOT_COUNT; slot++)
-        st_slot_orig[slot] = jumps[slot];
+    for (int i = 0; i < n; i++) {
+        void *impl = patches[i].name ? dlsym(RTLD_DEFAULT, patches[i].name) : jumps[patches[i].slot];
+        if (!impl)
+            return "a stdio implementation seektrace hooks is missing from libc";
+        *patches[i].orig = impl;
+    }
     if (set_writable(&sec.vtables, &sec.relro, 1) != 0)
         return "cannot make glibc's stdio jump tables writable (mprotect refused)";
-    patch_tables(&sec.vtables, repl);
+    patch_tables(&sec.vtables, patches, n);
     set_writable(&sec.vtables, &sec.relro, 0);
     hook_cleanup(&sec.atexit_hook, &sec.relro, after_cleanup, cleanup_hooked);
     return NULL;

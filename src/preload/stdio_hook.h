@@ -34,14 +34,21 @@ enum st_slot {
     ST_SLOT_COUNT = 21
 };
 
-/* The file implementation of each slot, as found in _IO_file_jumps. */
-extern void *st_slot_orig[ST_SLOT_COUNT];
+/* One replacement: in every table, the entry at `slot` equal to the
+ * implementation named `name` (NULL: the one in _IO_file_jumps) becomes
+ * `repl`. The installer stores the implementation in *orig, where the
+ * replacement finds it to call on. */
+struct st_slot_patch {
+    int slot;
+    const char *name;
+    void **orig;
+    void *repl;
+};
 
-/* Replaces, in every jump table, each slot i for which repl[i] is set and
- * whose entry is st_slot_orig[i]. Also chains after_cleanup behind glibc's
- * exit-time stdio cleanup; *cleanup_hooked says whether that worked.
- * Returns NULL on success, else a one-line reason (nothing patched). */
-const char *st_stdio_hook_install(void *const repl[ST_SLOT_COUNT],
+/* Applies the patches and chains after_cleanup behind glibc's exit-time
+ * stdio cleanup (*cleanup_hooked says whether that worked). Returns NULL on
+ * success, else a one-line reason (then nothing is patched). */
+const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n,
                                   void (*after_cleanup)(void), int *cleanup_hooked);
 
 /* The cleanup function glibc had registered; after_cleanup calls it first. */

@@ -35,7 +35,12 @@ typedef ssize_t (*write_fn)(FILE *, const void *, ssize_t);
 typedef off64_t (*seek_fn)(FILE *, off64_t, int);
 typedef int (*stat_fn)(FILE *, void *);
 
-#define ORIG(slot, type) ((type)st_slot_orig[ST_SLOT_##slot])
+/* glibc's implementations we replace, filled in by the installer. */
+static void *orig_overflow, *orig_underflow, *orig_uflow, *orig_xsgetn, *orig_default_xsgetn,
+    *orig_seekoff, *orig_setbuf, *orig_sync, *orig_read, *orig_write, *orig_seek, *orig_close,
+    *orig_stat;
+
+#define ORIG(name, type) ((type)orig_##name)
 
 /* The stream a slot call concerns, or NULL to pass through untouched. */
 static struct st_stream *tracked(FILE *fp)
@@ -81,7 +86,7 @@ static int hook_underflow(FILE *fp)
 {
     struct st_stream *s = tracked(fp);
     int outer = buffer_slot_enter(s, fp, ST_CALL_OTHER);
-    int r = ORIG(UNDERFLOW, flow_fn)(fp);
+    int r = ORIG(underflow, flow_fn)(fp);
     int e = errno;
     buffer_slot_leave(s, fp, outer, 0);
     errno = e;
@@ -92,28 +97,36 @@ static int hook_uflow(FILE *fp)
 {
     struct st_stream *s = tracked(fp);
     int outer = buffer_slot_enter(s, fp, ST_CALL_GETC);
-    int r = ORIG(UFLOW, flow_fn)(fp);
+    int r = ORIG(uflow, flow_fn)(fp);
     int e = errno;
-    /* A refill on behalf of getc and friends: the one thing we can count of
-     * the calls we do not wrap. */
-    if (outer && st_self.call == ST_CALL_GETC)
-        st_add(&s->counts.by_call[ST_CALL_GETC].calls, 1);
     buffer_slot_leave(s, fp, outer, r != EOF);
     errno = e;
     return r;
 }
 
-static size_t hook_xsgetn(FILE *fp, void *buf, size_t n)
+/* fread's slot. Files use _IO_file_xsgetn; popen streams glibc's generic
+ * _IO_default_xsgetn: one body for both, told which to call on. */
+static size_t xsgetn(xsgetn_fn real, FILE *fp, void *buf, size_t n)
 {
     struct st_stream *s = tracked(fp);
     int outer = buffer_slot_enter(s, fp, ST_CALL_FREAD);
-    size_t r = ORIG(XSGETN, xsgetn_fn)(fp, buf, n);
+    size_t r = real(fp, buf, n);
     int e = errno;
     if (outer)
         st_ledger_fread(s, n, r);
     buffer_slot_leave(s, fp, outer, 0);
     errno = e;
     return r;
+}
+
+static size_t hook_xsgetn(FILE *fp, void *buf, size_t n)
+{
+    return xsgetn(ORIG(xsgetn, xsgetn_fn), fp, buf, n);
+}
+
+static size_t hook_default_xsgetn(FILE *fp, void *buf, size_t n)
+{
+    return xsgetn(ORIG(default_xsgetn, xsgetn_fn), fp, buf, n);
 }
 
 static int is_seek_call(enum st_call c)
@@ -126,14 +139,16 @@ static off64_t hook_seekoff(FILE *fp, off64_t off, int dir, int mode)
     struct st_stream *s = tracked(fp);
     int outer = buffer_slot_enter(s, fp, ST_CALL_FSEEK);
     char *base = fp->_IO_read_base, *end = fp->_IO_read_end;
-    uint64_t reads = st_self.reads;
-    off64_t r = ORIG(SEEKOFF, seekoff_fn)(fp, off, dir, mode);
+    uint64_t reads = st_self.reads, lseeks = st_self.lseeks;
+    off64_t r = ORIG(seekoff, seekoff_fn)(fp, off, dir, mode);
     int e = errno;
     if (outer && is_seek_call(st_self.call)) {
         /* Kept: buffered data before, the same window after, nothing read. */
         int kept = end > base && fp->_IO_read_base == base && fp->_IO_read_end == end &&
                    st_self.reads == reads;
         st_add(kept ? &s->counts.seeks_in_buffer : &s->counts.seeks_discarding_buffer, 1);
+        if (kept)
+            st_add(&s->counts.resync_lseeks, st_self.lseeks - lseeks);
     }
     buffer_slot_leave(s, fp, outer, 0);
     errno = e;
@@ -144,7 +159,7 @@ static FILE *hook_setbuf(FILE *fp, char *buf, ssize_t n)
 {
     struct st_stream *s = tracked(fp);
     int outer = buffer_slot_enter(s, fp, ST_CALL_SETVBUF);
-    FILE *r = ORIG(SETBUF, setbuf_fn)(fp, buf, n);
+    FILE *r = ORIG(setbuf, setbuf_fn)(fp, buf, n);
     int e = errno;
     if (s)
         st_stream_observe_buffer(s, fp);
@@ -157,7 +172,7 @@ static int hook_sync(FILE *fp)
 {
     struct st_stream *s = tracked(fp);
     int outer = buffer_slot_enter(s, fp, ST_CALL_FFLUSH);
-    int r = ORIG(SYNC, flow_fn)(fp);
+    int r = ORIG(sync, flow_fn)(fp);
     int e = errno;
     buffer_slot_leave(s, fp, outer, 0);
     errno = e;
@@ -168,7 +183,7 @@ static int hook_overflow(FILE *fp, int ch)
 {
     struct st_stream *s = tracked(fp);
     int outer = buffer_slot_enter(s, fp, ST_CALL_OTHER);
-    int r = ORIG(OVERFLOW, overflow_fn)(fp, ch);
+    int r = ORIG(overflow, overflow_fn)(fp, ch);
     int e = errno;
     buffer_slot_leave(s, fp, outer, 0);
     errno = e;
@@ -188,7 +203,7 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
     struct st_stream *s = tracked(fp);
     const struct st_fd *e = s ? st_fd_get(fp->_fileno) : NULL;
     int64_t off = s ? stdio_offset(e, fp) : -1;
-    ssize_t r = ORIG(READ, read_fn)(fp, buf, n);
+    ssize_t r = ORIG(read, read_fn)(fp, buf, n);
     if (!s)
         return r;
     int err = errno;
@@ -205,7 +220,7 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
 static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
 {
     struct st_stream *s = tracked(fp);
-    ssize_t r = ORIG(WRITE, write_fn)(fp, buf, n);
+    ssize_t r = ORIG(write, write_fn)(fp, buf, n);
     if (!s)
         return r;
     int err = errno;
@@ -220,7 +235,7 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
 static off64_t hook_seek(FILE *fp, off64_t off, int whence)
 {
     struct st_stream *s = tracked(fp);
-    off64_t r = ORIG(SEEK, seek_fn)(fp, off, whence);
+    off64_t r = ORIG(seek, seek_fn)(fp, off, whence);
     if (!s)
         return r;
     int err = errno;
@@ -234,7 +249,7 @@ static off64_t hook_seek(FILE *fp, off64_t off, int whence)
 static int hook_stat(FILE *fp, void *st)
 {
     struct st_stream *s = tracked(fp);
-    int r = ORIG(STAT, stat_fn)(fp, st);
+    int r = ORIG(stat, stat_fn)(fp, st);
     if (s) {
         int err = errno;
         st_record_fstat(&s->counts, st_charge(ST_CALL_OTHER));
@@ -249,7 +264,7 @@ static int hook_close(FILE *fp)
     int fd = fp->_fileno;
     if (s && st_self.slot_depth == 0)
         st_ledger_sync(s, fp);
-    int r = ORIG(CLOSE, flow_fn)(fp);
+    int r = ORIG(close, flow_fn)(fp);
     if (s) {
         int err = errno;
         st_stream_closed(s);
@@ -259,17 +274,21 @@ static int hook_close(FILE *fp)
     return r;
 }
 
-void *const st_slot_hooks[ST_SLOT_COUNT] = {
-    [ST_SLOT_OVERFLOW] = (void *)hook_overflow,
-    [ST_SLOT_UNDERFLOW] = (void *)hook_underflow,
-    [ST_SLOT_UFLOW] = (void *)hook_uflow,
-    [ST_SLOT_XSGETN] = (void *)hook_xsgetn,
-    [ST_SLOT_SEEKOFF] = (void *)hook_seekoff,
-    [ST_SLOT_SETBUF] = (void *)hook_setbuf,
-    [ST_SLOT_SYNC] = (void *)hook_sync,
-    [ST_SLOT_READ] = (void *)hook_read,
-    [ST_SLOT_WRITE] = (void *)hook_write,
-    [ST_SLOT_SEEK] = (void *)hook_seek,
-    [ST_SLOT_CLOSE] = (void *)hook_close,
-    [ST_SLOT_STAT] = (void *)hook_stat,
+#define PATCH(slot, name, orig, hook) {ST_SLOT_##slot, name, &orig_##orig, (void *)hook}
+const struct st_slot_patch st_slot_patches[] = {
+    PATCH(OVERFLOW, NULL, overflow, hook_overflow),
+    PATCH(UNDERFLOW, NULL, underflow, hook_underflow),
+    PATCH(UFLOW, NULL, uflow, hook_uflow),
+    PATCH(XSGETN, NULL, xsgetn, hook_xsgetn),
+    PATCH(XSGETN, "_IO_default_xsgetn", default_xsgetn, hook_default_xsgetn),
+    PATCH(SEEKOFF, NULL, seekoff, hook_seekoff),
+    PATCH(SETBUF, NULL, setbuf, hook_setbuf),
+    PATCH(SYNC, NULL, sync, hook_sync),
+    PATCH(READ, NULL, read, hook_read),
+    PATCH(WRITE, NULL, write, hook_write),
+    PATCH(SEEK, NULL, seek, hook_seek),
+    PATCH(CLOSE, NULL, close, hook_close),
+    PATCH(STAT, NULL, stat, hook_stat),
 };
+#undef PATCH
+const int st_slot_patch_count = sizeof st_slot_patches / sizeof st_slot_patches[0];

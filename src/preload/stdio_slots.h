@@ -4,8 +4,9 @@
 
 #include "stdio_hook.h"
 
-/* Our replacement for each hooked slot (NULL where we leave glibc's). */
-extern void *const st_slot_hooks[ST_SLOT_COUNT];
+/* Every replacement, for st_stdio_hook_install. */
+extern const struct st_slot_patch st_slot_patches[];
+extern const int st_slot_patch_count;
 
 /* Set while glibc's exit-time cleanup runs: what it does is charged to "exit". */
 extern int st_in_exit_cleanup;

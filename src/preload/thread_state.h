@@ -23,9 +23,10 @@ struct st_thread {
     /* Nesting of hooked stdio jump-table slots: the delivered-bytes ledger
      * works at the outermost one only. */
     int slot_depth;
-    /* Read syscalls seen on this thread; a call compares it before and after
-     * to know whether it went to the kernel. */
+    /* Read and lseek syscalls seen on this thread; a call compares them
+     * before and after to know what it cost the kernel. */
     uint64_t reads;
+    uint64_t lseeks;
     /* One-entry cache FILE* -> stream, valid while the epoch matches. */
     FILE *cached_fp;
     struct st_stream *cached_stream;

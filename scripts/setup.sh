@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# setup.sh — install what seektrace needs from Debian (only what is missing)
+# and build it. Sourced by demo.sh and test.sh; BUILD_DIR and BUILD_TYPE may
+# be set by the caller.
+set -euo pipefail
+
+SEEKTRACE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$SEEKTRACE_ROOT/build}
+BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
+
+# Build tools and libraries, the programs the tests run under and beside
+# the preload, and clang for the fuzz harness.
+PACKAGES=(
+  gcc g++ make cmake pkg-config
+  libunwind-dev libdw-dev libelf-dev libcmocka-dev
+  strace python3 binutils file perl gawk sed grep tar gzip coreutils git sqlite3
+  clang libclang-rt-14-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "seektrace: missing Debian packages: ${missing[*]} (run as root, or install them)" >&2
+    exit 1
+  fi
+  echo "seektrace: installing ${missing[*]}" >&2
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+cmake -S "$SEEKTRACE_ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" >/dev/null
+cmake --build "$BUILD_DIR" -j"$(nproc)"

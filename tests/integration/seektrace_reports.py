@@ -1,0 +1,63 @@
+"""Read the JSON reports (one per process) that seektrace wrote for a run."""
+import collections
+import glob
+import json
+import os
+
+SCHEMA = "seektrace.report/1"
+# The per-file figures the tests compare; all are summed when several
+# processes report the same file.
+FIGURES = ("read_syscalls", "kernel_read_bytes", "lseek_syscalls", "write_syscalls",
+           "kernel_write_bytes", "requested_bytes", "delivered_bytes")
+
+
+class ReportError(Exception):
+    pass
+
+
+def load(report_dir):
+    """Every report in report_dir, each checked for schema and capture mode."""
+    reports = []
+    for path in sorted(glob.glob(os.path.join(report_dir, "report.*.json"))):
+        with open(path, encoding="utf-8") as f:
+            try:
+                report = json.load(f)
+            except json.JSONDecodeError as e:
+                raise ReportError(f"{path}: not one JSON object: {e}") from None
+        if report.get("schema") != SCHEMA:
+            raise ReportError(f"{path}: schema {report.get('schema')!r}, expected {SCHEMA!r}")
+        # "inferred" cannot see stdio's own syscalls: nothing to compare with strace.
+        if report.get("capture") != "exact":
+            raise ReportError(f"{path}: capture {report.get('capture')!r} "
+                              f"({report.get('capture_reason', 'no reason given')}), expected 'exact'")
+        reports.append(report)
+    if not reports:
+        raise ReportError(f"no report.*.json in {report_dir}: the library wrote no report")
+    return reports
+
+
+def of_process(reports, pid):
+    """The report of process pid."""
+    for report in reports:
+        if report["pid"] == pid:
+            return report
+    raise ReportError(f"no report from pid {pid}, the traced command "
+                      f"(reports came from pids {[r['pid'] for r in reports]})")
+
+
+def per_path(reports):
+    """{path: {figure: sum over the reports}}."""
+    sums = collections.defaultdict(lambda: dict.fromkeys(FIGURES, 0))
+    for report in reports:
+        for entry in report["files"]:
+            try:
+                for figure in FIGURES:
+                    sums[entry["path"]][figure] += entry[figure]
+            except KeyError as e:
+                raise ReportError(f"pid {report['pid']}: a file entry lacks {e}: {entry}") from None
+    return dict(sums)
+
+
+def calls(report, name, paths):
+    """How many calls named name the report counts on these paths."""
+    return sum(f["calls"].get(name, 0) for f in report["files"] if f["path"] in paths)
