@@ -30,9 +30,26 @@ static const struct st_report_stream *main_stream(const struct st_report_file *f
     return best;
 }
 
+/* What a rule measures at one site, to find where it happens most. */
+typedef uint64_t (*site_metric)(const struct st_counts *c);
+
+static const struct st_report_site *worst_site(const struct st_report_file *f, site_metric m)
+{
+    const struct st_report_site *best = NULL;
+    uint64_t top = 0;
+    for (size_t i = 0; i < f->nsites; i++) {
+        uint64_t v = m(&f->sites[i].counts);
+        if (v > top && f->sites[i].nframes > 0) {
+            top = v;
+            best = &f->sites[i];
+        }
+    }
+    return best;
+}
+
 static struct st_finding *next(struct st_finding *out, size_t *n, size_t max,
                                const char *rule, const struct st_report_file *f,
-                               uint64_t cost)
+                               uint64_t cost, site_metric m)
 {
     if (*n >= max)
         return NULL;
@@ -41,8 +58,23 @@ static struct st_finding *next(struct st_finding *out, size_t *n, size_t max,
     x->rule = rule;
     x->file = f;
     x->cost = cost;
+    x->site = worst_site(f, m);
     return x;
 }
+
+static uint64_t seek_waste(const struct st_counts *c)
+{
+    return c->by_call[ST_CALL_FSEEK].kernel_read_bytes + c->by_call[ST_CALL_FSETPOS].kernel_read_bytes +
+           c->by_call[ST_CALL_REWIND].kernel_read_bytes + c->seeks_discarding_buffer;
+}
+static uint64_t resyncs(const struct st_counts *c) { return c->resync_lseeks; }
+static uint64_t reads(const struct st_counts *c) { return c->read_syscalls; }
+static uint64_t setvbufs(const struct st_counts *c) { return c->by_call[ST_CALL_SETVBUF].calls; }
+static uint64_t tell_lseeks(const struct st_counts *c)
+{
+    return c->by_call[ST_CALL_FTELL].lseek_syscalls + c->by_call[ST_CALL_FGETPOS].lseek_syscalls;
+}
+static uint64_t rereads(const struct st_counts *c) { return c->reread_bytes; }
 
 /* The 2006 case: fseek outside the buffer throws it away and glibc reads a
  * whole buffer again (inside fseek, or at the next read). */
@@ -59,7 +91,7 @@ static void rule_fseek_discards(const struct st_report_file *f,
         return;
     uint64_t fills = c->read_syscalls;
     uint64_t buf = s->buffer_size;
-    struct st_finding *x = next(out, n, max, "fseek-discards-buffer", f, waste);
+    struct st_finding *x = next(out, n, max, "fseek-discards-buffer", f, waste, seek_waste);
     if (!x)
         return;
     char b1[32], b2[32], b3[32], b4[32], n1[32], n2[32], n3[32], r[32];
@@ -100,7 +132,7 @@ static void rule_resync_lseek(const struct st_report_file *f,
     if (c->seeks_in_buffer < 10 * MIN_CALLS || c->resync_lseeks < c->seeks_in_buffer / 2)
         return;
     struct st_finding *x = next(out, n, max, "fseek-resync-lseek", f,
-                                c->resync_lseeks * SYSCALL_COST_BYTES);
+                                c->resync_lseeks * SYSCALL_COST_BYTES, resyncs);
     if (!x)
         return;
     char n1[32], n2[32];
@@ -127,7 +159,7 @@ static void rule_small_reads(const struct st_report_file *f,
     uint64_t posix = c->by_call[ST_CALL_READ].read_syscalls + c->by_call[ST_CALL_PREAD].read_syscalls;
     int direct = posix * 2 > c->read_syscalls;
     struct st_finding *x = next(out, n, max, direct ? "small-direct-reads" : "small-buffer-reads",
-                                f, c->read_syscalls * SYSCALL_COST_BYTES);
+                                f, c->read_syscalls * SYSCALL_COST_BYTES, reads);
     if (!x)
         return;
     char n1[32], b1[32], b2[32];
@@ -151,7 +183,7 @@ static void rule_setvbuf_ignored(const struct st_report_file *f,
         const struct st_report_stream *s = &f->streams[i];
         if (s->origin != ST_BUF_SIZE_IGNORED || s->requested_buffer_size == s->buffer_size)
             continue;
-        struct st_finding *x = next(out, n, max, "setvbuf-size-ignored", f, 0);
+        struct st_finding *x = next(out, n, max, "setvbuf-size-ignored", f, 0, setvbufs);
         if (!x)
             return;
         char b1[32], b2[32];
@@ -175,7 +207,8 @@ static void rule_ftell_lseek(const struct st_report_file *f,
                       c->by_call[ST_CALL_FGETPOS].lseek_syscalls;
     if (lseeks < 10 * MIN_CALLS)
         return;
-    struct st_finding *x = next(out, n, max, "ftell-lseek", f, lseeks * SYSCALL_COST_BYTES);
+    struct st_finding *x = next(out, n, max, "ftell-lseek", f, lseeks * SYSCALL_COST_BYTES,
+                                tell_lseeks);
     if (!x)
         return;
     char n1[32], n2[32];
@@ -201,7 +234,7 @@ static void rule_reread(const struct st_report_file *f,
     for (size_t i = 0; i < *n; i++)
         if (out[i].file == f && strcmp(out[i].rule, "fseek-discards-buffer") == 0)
             return;
-    struct st_finding *x = next(out, n, max, "reread", f, c->reread_bytes);
+    struct st_finding *x = next(out, n, max, "reread", f, c->reread_bytes, rereads);
     if (!x)
         return;
     char b1[32], b2[32];

@@ -14,6 +14,7 @@
 struct st_finding {
     const char *rule;              /* stable id, e.g. "fseek-discards-buffer" */
     const struct st_report_file *file;
+    const struct st_report_site *site; /* where it happens; NULL if unknown */
     uint64_t cost;                 /* ranking: wasted bytes + 4 KiB per excess syscall */
     char what[512];                /* what happened, with numbers */
     char change[256];              /* what to change */

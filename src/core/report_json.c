@@ -74,6 +74,48 @@ static void stream(struct st_json *j, const struct st_report_stream *s)
     st_json_end_object(j);
 }
 
+static void frame(struct st_json *j, const struct st_report_frame *f)
+{
+    st_json_key(j, "function");
+    if (f->function)
+        st_json_string(j, f->function);
+    else
+        st_json_null(j);
+    st_json_key(j, "source");
+    if (f->source)
+        st_json_string(j, f->source);
+    else
+        st_json_null(j);
+    st_json_key(j, "line");
+    st_json_i64(j, f->line);
+    st_json_key(j, "module");
+    st_json_string(j, f->module ? f->module : "");
+    st_json_key(j, "offset");
+    st_json_u64(j, f->offset);
+}
+
+/* A site: its own frame's fields at the top, callers under "frames". */
+static void site(struct st_json *j, const struct st_report_site *s, const char *path)
+{
+    static const struct st_report_frame unknown;
+    st_json_begin_object(j);
+    if (path) {
+        st_json_key(j, "path");
+        st_json_string(j, path);
+    }
+    frame(j, s->nframes ? &s->frames[0] : &unknown);
+    st_json_key(j, "frames");
+    st_json_begin_array(j);
+    for (int k = 0; k < s->nframes; k++) {
+        st_json_begin_object(j);
+        frame(j, &s->frames[k]);
+        st_json_end_object(j);
+    }
+    st_json_end_array(j);
+    counts(j, &s->counts);
+    st_json_end_object(j);
+}
+
 static void findings(struct st_json *j, const struct st_report *r)
 {
     struct st_finding f[MAX_FINDINGS];
@@ -92,6 +134,14 @@ static void findings(struct st_json *j, const struct st_report *r)
         st_json_string(j, f[i].what);
         st_json_key(j, "change");
         st_json_string(j, f[i].change);
+        st_json_key(j, "site");
+        if (f[i].site) {
+            st_json_begin_object(j);
+            frame(j, &f[i].site->frames[0]);
+            st_json_end_object(j);
+        } else {
+            st_json_null(j);
+        }
         st_json_end_object(j);
     }
     st_json_end_array(j);
@@ -136,8 +186,20 @@ void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
         for (size_t k = 0; k < f->nstreams; k++)
             stream(&j, &f->streams[k]);
         st_json_end_array(&j);
+        st_json_key(&j, "sites");
+        st_json_begin_array(&j);
+        for (size_t k = 0; k < f->nsites; k++)
+            site(&j, &f->sites[k], NULL);
+        st_json_end_array(&j);
         st_json_end_object(&j);
     }
+    st_json_end_array(&j);
+    /* Every (file, site) pair, each file's worst first. */
+    st_json_key(&j, "sites");
+    st_json_begin_array(&j);
+    for (size_t i = 0; i < r->nfiles; i++)
+        for (size_t k = 0; k < r->files[i].nsites; k++)
+            site(&j, &r->files[i].sites[k], r->files[i].path);
     st_json_end_array(&j);
     findings(&j, r);
     st_json_end_object(&j);

@@ -1,6 +1,7 @@
 /* report_model.c — ordering and totals of a report. */
 #include "report_model.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,10 +24,8 @@ const char *st_buf_origin_name(enum st_buf_origin o)
     }
 }
 
-static int worse_first(const void *pa, const void *pb)
+static int compare_cost(const struct st_counts *a, const struct st_counts *b)
 {
-    const struct st_counts *a = &((const struct st_report_file *)pa)->counts;
-    const struct st_counts *b = &((const struct st_report_file *)pb)->counts;
     uint64_t wa = st_counts_wasted_bytes(a), wb = st_counts_wasted_bytes(b);
     if (wa != wb)
         return wa > wb ? -1 : 1;
@@ -34,14 +33,53 @@ static int worse_first(const void *pa, const void *pb)
     uint64_t sb = b->read_syscalls + b->lseek_syscalls;
     if (sa != sb)
         return sa > sb ? -1 : 1;
-    return strcmp(((const struct st_report_file *)pa)->path,
-                  ((const struct st_report_file *)pb)->path);
+    return 0;
+}
+
+static int worse_file_first(const void *pa, const void *pb)
+{
+    const struct st_report_file *a = pa, *b = pb;
+    int c = compare_cost(&a->counts, &b->counts);
+    return c ? c : strcmp(a->path, b->path);
+}
+
+static int worse_site_first(const void *pa, const void *pb)
+{
+    const struct st_report_site *a = pa, *b = pb;
+    int c = compare_cost(&a->counts, &b->counts);
+    if (c)
+        return c;
+    uint64_t ka = a->nframes ? a->frames[0].offset : 0, kb = b->nframes ? b->frames[0].offset : 0;
+    return ka == kb ? 0 : ka < kb ? -1 : 1;
+}
+
+const char *st_frame_describe(const struct st_report_frame *f, char *buf, size_t size)
+{
+    if (!f) {
+        snprintf(buf, size, "unknown site");
+        return buf;
+    }
+    const char *module = f->module ? strrchr(f->module, '/') : NULL;
+    module = module ? module + 1 : f->module ? f->module : "?";
+    if (f->function && f->source && f->line) {
+        const char *src = strrchr(f->source, '/');
+        snprintf(buf, size, "%s (%s:%d)", f->function, src ? src + 1 : f->source, f->line);
+    } else if (f->function) {
+        snprintf(buf, size, "%s (%s)", f->function, module);
+    } else {
+        snprintf(buf, size, "%s+0x%llx", module, (unsigned long long)f->offset);
+    }
+    return buf;
 }
 
 void st_report_finish(struct st_report *r)
 {
     if (r->nfiles > 1)
-        qsort(r->files, r->nfiles, sizeof *r->files, worse_first);
+        qsort(r->files, r->nfiles, sizeof *r->files, worse_file_first);
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (r->files[i].nsites > 1)
+            qsort(r->files[i].sites, r->files[i].nsites, sizeof *r->files[i].sites,
+                  worse_site_first);
     memset(&r->totals, 0, sizeof r->totals);
     for (size_t i = 0; i < r->nfiles; i++)
         st_counts_add(&r->totals, &r->files[i].counts);

@@ -30,11 +30,29 @@ struct st_report_stream {
     struct st_counts counts;
 };
 
+/* One frame of a call site, symbolized (any field may be missing). */
+struct st_report_frame {
+    const char *function; /* NULL when unknown */
+    const char *source;   /* source file, NULL without debug info */
+    int line;             /* 0 without debug info */
+    const char *module;   /* the ELF object's path */
+    uint64_t offset;      /* the return address relative to the module */
+};
+
+/* What the calls made from one place in the program cost on one file. */
+struct st_report_site {
+    const struct st_report_frame *frames; /* frames[0] is the site itself */
+    int nframes;                          /* 0: the site is unknown */
+    struct st_counts counts;
+};
+
 struct st_report_file {
     const char *path;
     struct st_counts counts; /* streams plus the program's own POSIX calls */
     struct st_report_stream *streams;
     size_t nstreams;
+    struct st_report_site *sites; /* worst first; none when attribution is off */
+    size_t nsites;
 };
 
 struct st_report {
@@ -51,9 +69,12 @@ struct st_report {
 const char *st_buf_mode_name(enum st_buf_mode m);
 const char *st_buf_origin_name(enum st_buf_origin o);
 
-/* Sorts files worst first (most wasted kernel bytes, then most syscalls) and
- * recomputes totals from them. */
+/* Sorts files and each file's sites worst first (most wasted kernel bytes,
+ * then most syscalls) and recomputes totals from them. */
 void st_report_finish(struct st_report *r);
+
+/* "main (demo.c:96)", "parse+0x1c (libfoo.so)", or "unknown site". */
+const char *st_frame_describe(const struct st_report_frame *f, char *buf, size_t size);
 
 void st_report_write_text(const struct st_report *r, struct st_outbuf *out);
 void st_report_write_json(const struct st_report *r, struct st_outbuf *out);

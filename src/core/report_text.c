@@ -1,6 +1,7 @@
 /* report_text.c — the report a person reads in ten seconds: the headline,
  * the worst files first, and the top problem in plain words. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "findings.h"
@@ -9,6 +10,7 @@
 
 #define TOP_FILES 10
 #define MAX_FINDINGS 16
+#define TOP_SITES 5
 
 static void headline(const struct st_report *r, struct st_outbuf *o)
 {
@@ -106,6 +108,66 @@ static void file_table(const struct st_report *r, struct st_outbuf *o)
                       r->nfiles - shown);
 }
 
+/* The sites worth showing: every (file, site) pair, worst first. */
+struct ranked_site {
+    const struct st_report_file *file;
+    const struct st_report_site *site;
+};
+
+static int worse_first(const void *pa, const void *pb)
+{
+    const struct st_counts *a = &((const struct ranked_site *)pa)->site->counts;
+    const struct st_counts *b = &((const struct ranked_site *)pb)->site->counts;
+    uint64_t wa = st_counts_wasted_bytes(a) + a->read_syscalls + a->lseek_syscalls;
+    uint64_t wb = st_counts_wasted_bytes(b) + b->read_syscalls + b->lseek_syscalls;
+    return wa == wb ? 0 : wa > wb ? -1 : 1;
+}
+
+static void top_sites(const struct st_report *r, struct st_outbuf *o)
+{
+    struct ranked_site top[TOP_SITES];
+    size_t n = 0;
+    /* Each file's sites are sorted already; its first few can compete. */
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct st_report_file *f = &r->files[i];
+        for (size_t k = 0; k < f->nsites && k < TOP_SITES; k++) {
+            const struct st_counts *sc = &f->sites[k].counts;
+            if (!f->sites[k].nframes || !(sc->read_syscalls || sc->lseek_syscalls))
+                continue;
+            struct ranked_site c = {f, &f->sites[k]};
+            if (n < TOP_SITES) {
+                top[n++] = c;
+            } else {
+                qsort(top, n, sizeof *top, worse_first);
+                if (worse_first(&c, &top[n - 1]) < 0)
+                    top[n - 1] = c;
+            }
+        }
+    }
+    if (n == 0)
+        return;
+    qsort(top, n, sizeof *top, worse_first);
+    st_out_printf(o, "\n  %10s %11s %10s %10s  %s\n", "amplif.", "kernel read", "reads", "lseeks",
+                  "call site -> file");
+    for (size_t i = 0; i < n; i++) {
+        const struct st_counts *c = &top[i].site->counts;
+        char a[32], b1[32], n1[32], n2[32], where[256];
+        st_out_printf(o, "  %10s %11s %10s %10s  %s -> %s\n",
+                      st_fmt_ratio(a, sizeof a, st_counts_amplification(c)),
+                      st_fmt_bytes(b1, sizeof b1, c->kernel_read_bytes),
+                      st_fmt_count(n1, sizeof n1, c->read_syscalls),
+                      st_fmt_count(n2, sizeof n2, c->lseek_syscalls),
+                      st_frame_describe(&top[i].site->frames[0], where, sizeof where),
+                      top[i].file->path);
+        for (int k = 1; k < top[i].site->nframes; k++)
+            st_out_printf(o, "  %*s called from %s\n", 45, "",
+                          st_frame_describe(&top[i].site->frames[k], where, sizeof where));
+        st_out_printf(o, "  %*s ", 45, "");
+        call_line(c, o);
+        st_out_str(o, "\n");
+    }
+}
+
 static void problems(const struct st_report *r, struct st_outbuf *o)
 {
     struct st_finding f[MAX_FINDINGS];
@@ -114,9 +176,16 @@ static void problems(const struct st_report *r, struct st_outbuf *o)
         st_out_str(o, "\n  no problem worth your time found.\n");
         return;
     }
-    st_out_printf(o, "\n  problem: %s\n  change:  %s\n", f[0].what, f[0].change);
-    for (size_t i = 1; i < n && i < 4; i++)
-        st_out_printf(o, "  also:    %s [%s]\n", f[i].what, f[i].rule);
+    char where[256];
+    for (size_t i = 0; i < n && i < 4; i++) {
+        const char *label = i == 0 ? "problem:" : "also:   ";
+        if (f[i].site)
+            st_out_printf(o, "\n  %s at %s, %s\n", label,
+                          st_frame_describe(&f[i].site->frames[0], where, sizeof where), f[i].what);
+        else
+            st_out_printf(o, "\n  %s %s\n", label, f[i].what);
+        st_out_printf(o, "  change:  %s\n", f[i].change);
+    }
 }
 
 void st_report_write_text(const struct st_report *r, struct st_outbuf *o)
@@ -127,5 +196,6 @@ void st_report_write_text(const struct st_report *r, struct st_outbuf *o)
         return;
     }
     file_table(r, o);
+    top_sites(r, o);
     problems(r, o);
 }

@@ -10,6 +10,7 @@ enum st_format { ST_FORMAT_TEXT, ST_FORMAT_JSON };
 struct st_config {
     const char *output;     /* SEEKTRACE_OUTPUT, NULL for stderr; may hold %p */
     enum st_format format;  /* SEEKTRACE_FORMAT */
+    int stack;              /* SEEKTRACE_STACK: frames per call site, 0 = off */
 };
 
 extern struct st_config st_config;

@@ -11,9 +11,12 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "cells.h"
 #include "config.h"
 #include "files.h"
 #include "ledger.h"
+#include "sites.h"
+#include "symbolize.h"
 #include "report_model.h"
 #include "streams.h"
 #include "thread_state.h"
@@ -65,15 +68,66 @@ static size_t count_streams(const struct st_file *f)
     return n;
 }
 
+/* Symbolized once per site, whatever the number of files it touched. */
+static const struct st_report_frame *symbols_of(struct st_site *s)
+{
+    if (!s->symbols && (s->symbols = st_alloc((size_t)s->nframes * sizeof *s->symbols)) != NULL)
+        for (int i = 0; i < s->nframes; i++)
+            st_symbolize(s->frames[i], &s->symbols[i]);
+    return s->symbols;
+}
+
+/* Adds a cell's counts to the file's entry for its site. */
+static void add_to_site(struct st_report_file *rf, size_t cap, const struct st_cell *c)
+{
+    if (!c->site || !rf->sites)
+        return;
+    size_t i = 0;
+    while (i < rf->nsites && rf->sites[i].frames != c->site->symbols)
+        i++;
+    if (i == rf->nsites) {
+        if (i == cap)
+            return;
+        rf->sites[i].frames = symbols_of(c->site);
+        rf->sites[i].nframes = rf->sites[i].frames ? c->site->nframes : 0;
+        rf->nsites++;
+    }
+    st_counts_add(&rf->sites[i].counts, &c->counts);
+}
+
+static size_t count_cells(const struct st_file *f)
+{
+    size_t n = 0;
+    for (const struct st_cell *c = f->direct_cells; c; c = c->next_of_owner)
+        n++;
+    for (const struct st_stream *s = f->streams; s; s = s->next_in_file)
+        for (const struct st_cell *c = s->cells; c; c = c->next_of_owner)
+            n++;
+    return n;
+}
+
+static void fill_sites(struct st_report_file *rf, const struct st_file *f)
+{
+    size_t cap = count_cells(f);
+    rf->sites = cap ? st_alloc(cap * sizeof *rf->sites) : NULL;
+    for (const struct st_cell *c = f->direct_cells; c; c = c->next_of_owner)
+        add_to_site(rf, cap, c);
+    for (const struct st_stream *s = f->streams; s; s = s->next_in_file)
+        for (const struct st_cell *c = s->cells; c; c = c->next_of_owner)
+            add_to_site(rf, cap, c);
+}
+
 static void fill_file(struct st_report_file *rf, const struct st_file *f)
 {
     rf->path = f->path;
-    if (f->direct)
-        st_counts_add(&rf->counts, f->direct);
+    st_cells_total(f->direct_cells, &rf->counts);
     size_t n = count_streams(f);
     rf->streams = n ? st_alloc(n * sizeof *rf->streams) : NULL;
     for (const struct st_stream *s = f->streams; s && rf->streams; s = s->next_in_file) {
-        if (!st_counts_any(&s->counts))
+        struct st_counts total;
+        memset(&total, 0, sizeof total);
+        st_cells_total(s->cells, &total);
+        if (!st_counts_any(&total))
             continue;
         struct st_report_stream *rs = &rf->streams[rf->nstreams++];
         rs->fd = s->fd;
@@ -81,8 +135,8 @@ static void fill_file(struct st_report_file *rf, const struct st_file *f)
         rs->requested_buffer_size = s->requested_buffer_size;
         rs->mode = s->mode;
         rs->origin = s->origin;
-        rs->counts = s->counts;
-        st_counts_add(&rf->counts, &s->counts);
+        rs->counts = total;
+        st_counts_add(&rf->counts, &total);
     }
 }
 
@@ -97,8 +151,10 @@ static int build(struct st_report *r)
     for (struct st_file *f = st_files_first(); f; f = f->next_all) {
         struct st_report_file *rf = &r->files[r->nfiles];
         fill_file(rf, f);
-        if (st_counts_any(&rf->counts))
+        if (st_counts_any(&rf->counts)) {
+            fill_sites(rf, f);
             r->nfiles++;
+        }
         else
             memset(rf, 0, sizeof *rf);
     }
@@ -109,6 +165,7 @@ static int build(struct st_report *r)
     r->argv = argv_saved;
     r->argc = argc_saved;
     st_report_finish(r);
+    st_symbolize_done();
     return 0;
 }
 

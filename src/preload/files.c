@@ -7,6 +7,8 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "attribution.h"
+#include "cells.h"
 #include "registry_lock.h"
 #include "streams.h"
 
@@ -74,15 +76,7 @@ struct st_file *st_file_of_fd(int fd)
 
 struct st_counts *st_file_direct(struct st_file *f)
 {
-    struct st_counts *c = __atomic_load_n(&f->direct, __ATOMIC_ACQUIRE);
-    if (c)
-        return c;
-    struct st_counts *fresh = st_alloc(sizeof *fresh);
-    if (!fresh)
-        return NULL;
-    if (__atomic_compare_exchange_n(&f->direct, &c, fresh, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        return fresh;
-    return c; /* another thread installed one first; ours is abandoned */
+    return st_cell_counts(f, &f->direct_cells, st_current_site());
 }
 
 uint64_t st_file_note_range(struct st_file *f, uint64_t offset, uint64_t len)
@@ -103,10 +97,11 @@ struct st_file *st_files_first(void)
 void st_files_reset(void)
 {
     for (struct st_file *f = st_files_first(); f; f = f->next_all) {
-        if (f->direct)
-            memset(f->direct, 0, sizeof *f->direct);
+        for (struct st_cell *c = f->direct_cells; c; c = c->next_of_owner)
+            memset(&c->counts, 0, sizeof c->counts);
         for (struct st_stream *s = f->streams; s; s = s->next_in_file)
-            memset(&s->counts, 0, sizeof s->counts);
+            for (struct st_cell *c = s->cells; c; c = c->next_of_owner)
+                memset(&c->counts, 0, sizeof c->counts);
         st_ranges_clear(&f->ranges);
         f->ranges_lock.locked = 0;
     }

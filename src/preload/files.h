@@ -18,7 +18,7 @@ struct st_stream;
 struct st_file {
     const char *path;
     int seekable;             /* offsets mean something: ranges are tracked */
-    struct st_counts *direct; /* POSIX calls; allocated on first use */
+    struct st_cell *direct_cells; /* the program's POSIX calls, by site */
     st_spin ranges_lock;
     struct st_ranges ranges;
     struct st_stream *streams; /* every stream ever opened on it */
@@ -32,7 +32,8 @@ struct st_file *st_file_get(const char *path);
 /* The record for whatever fd refers to now (readlink of /proc/self/fd/N). */
 struct st_file *st_file_of_fd(int fd);
 
-/* Counts for the program's own calls on f (NULL when out of memory). */
+/* Counts for the program's own calls on f at the current call site (NULL
+ * when out of memory). */
 struct st_counts *st_file_direct(struct st_file *f);
 
 /* Adds a range read from the kernel; returns how many bytes of it had been

@@ -13,6 +13,7 @@
 #include "files.h"
 #include "real.h"
 #include "registry_lock.h"
+#include "sites.h"
 #include "stdio_hook.h"
 #include "stdio_slots.h"
 #include "thread_state.h"
@@ -50,6 +51,7 @@ static void initialise(void)
     st_self.busy++;
     st_real_resolve();
     st_config_load();
+    st_sites_init(st_config.stack);
     const char *why = st_stdio_hook_install(st_slot_patches, st_slot_patch_count,
                                             after_stdio_cleanup, &cleanup_hooked);
     if (why) {

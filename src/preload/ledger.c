@@ -13,10 +13,13 @@ void st_ledger_sync(struct st_stream *s, FILE *fp)
      * guess. */
     if (s->mark && fp->_IO_read_base == s->win_base && p > s->mark && p <= fp->_IO_read_end) {
         uint64_t n = (uint64_t)(p - s->mark);
+        struct st_counts *c = st_stream_counts(s);
         /* For calls that ask for "a character" or "a line", what was asked
          * is what was delivered. */
-        st_add(&s->counts.delivered_bytes, n);
-        st_add(&s->counts.requested_bytes, n);
+        if (c) {
+            st_add(&c->delivered_bytes, n);
+            st_add(&c->requested_bytes, n);
+        }
     }
     s->mark = p;
     s->win_base = fp->_IO_read_base;
@@ -31,6 +34,9 @@ void st_ledger_mark(struct st_stream *s, FILE *fp, size_t handed_out)
 
 void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered)
 {
-    st_add(&s->counts.requested_bytes, requested);
-    st_add(&s->counts.delivered_bytes, delivered);
+    struct st_counts *c = st_stream_counts(s);
+    if (!c)
+        return;
+    st_add(&c->requested_bytes, requested);
+    st_add(&c->delivered_bytes, delivered);
 }

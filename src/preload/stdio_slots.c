@@ -16,6 +16,8 @@
 #include <errno.h>
 #include <stdio.h>
 
+#include "attribution.h"
+#include "cells.h"
 #include "fdtable.h"
 #include "ledger.h"
 #include "record.h"
@@ -62,9 +64,10 @@ static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallbac
         return 0;
     if (!t->in_call) {
         /* No interposed call is in progress: the slot tells what the program
-         * did (a getc refill, glibc's exit cleanup, ...). */
+         * did (a getc refill, glibc's exit cleanup, ...), and the stack where. */
         t->in_call = 2; /* 2: set here, cleared on leaving */
         t->call = st_in_exit_cleanup ? ST_CALL_EXIT : fallback;
+        st_site_begin(st_in_exit_cleanup ? ST_SITE_NONE : ST_SITE_UNWIND);
     }
     st_ledger_sync(s, fp);
     return 1;
@@ -78,8 +81,10 @@ static void buffer_slot_leave(struct st_stream *s, FILE *fp, int outer, size_t h
     if (!outer)
         return;
     st_ledger_mark(s, fp, handed_out);
-    if (t->in_call == 2)
+    if (t->in_call == 2) {
         t->in_call = 0;
+        st_site_end();
+    }
 }
 
 static int hook_underflow(FILE *fp)
@@ -146,9 +151,12 @@ static off64_t hook_seekoff(FILE *fp, off64_t off, int dir, int mode)
         /* Kept: buffered data before, the same window after, nothing read. */
         int kept = end > base && fp->_IO_read_base == base && fp->_IO_read_end == end &&
                    st_self.reads == reads;
-        st_add(kept ? &s->counts.seeks_in_buffer : &s->counts.seeks_discarding_buffer, 1);
-        if (kept)
-            st_add(&s->counts.resync_lseeks, st_self.lseeks - lseeks);
+        struct st_counts *c = st_stream_counts(s);
+        if (c) {
+            st_add(kept ? &c->seeks_in_buffer : &c->seeks_discarding_buffer, 1);
+            if (kept)
+                st_add(&c->resync_lseeks, st_self.lseeks - lseeks);
+        }
     }
     buffer_slot_leave(s, fp, outer, 0);
     errno = e;
@@ -208,7 +216,7 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
         return r;
     int err = errno;
     st_self.busy++;
-    st_record_read(s->file, &s->counts, st_charge(ST_CALL_OTHER), off, r);
+    st_record_read(s->file, st_stream_counts(s), st_charge(ST_CALL_OTHER), off, r);
     if (r > 0)
         st_desc_set(e, off >= 0 ? off + r : -1);
     st_stream_observe_buffer(s, fp);
@@ -225,7 +233,9 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
         return r;
     int err = errno;
     const struct st_fd *e = st_fd_get(fp->_fileno);
-    st_record_write(&s->counts, r);
+    /* Charged to no site: writes only matter here for read/write streams,
+     * and unwinding on every printf flush would cost the program. */
+    st_record_write(st_cell_counts(s, &s->cells, NULL), r);
     if (r > 0)
         st_desc_advance(e, r);
     errno = err;
@@ -239,7 +249,7 @@ static off64_t hook_seek(FILE *fp, off64_t off, int whence)
     if (!s)
         return r;
     int err = errno;
-    st_record_lseek(&s->counts, st_charge(ST_CALL_OTHER));
+    st_record_lseek(st_stream_counts(s), st_charge(ST_CALL_OTHER));
     if (r >= 0)
         st_desc_set(st_fd_get(fp->_fileno), r);
     errno = err;
@@ -252,7 +262,7 @@ static int hook_stat(FILE *fp, void *st)
     int r = ORIG(stat, stat_fn)(fp, st);
     if (s) {
         int err = errno;
-        st_record_fstat(&s->counts, st_charge(ST_CALL_OTHER));
+        st_record_fstat(st_stream_counts(s), st_charge(ST_CALL_OTHER));
         errno = err;
     }
     return r;

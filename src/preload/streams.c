@@ -4,6 +4,8 @@
 #include <string.h>
 
 #include "arena.h"
+#include "attribution.h"
+#include "cells.h"
 #include "fdtable.h"
 #include "files.h"
 #include "registry_lock.h"
@@ -137,4 +139,9 @@ void st_stream_observe_buffer(struct st_stream *s, FILE *fp)
                                : ST_BUF_FULL;
     if (s->origin != ST_BUF_SIZE_IGNORED && s->mode != ST_BUF_NONE && fp->_IO_buf_base)
         s->origin = (flags & 0x0001) ? ST_BUF_USER : ST_BUF_DEFAULT; /* _IO_USER_BUF */
+}
+
+struct st_counts *st_stream_counts(struct st_stream *s)
+{
+    return st_cell_counts(s, &s->cells, st_current_site());
 }

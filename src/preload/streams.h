@@ -19,7 +19,7 @@ struct st_stream {
     FILE *fp;
     int fd;
     struct st_file *file;
-    struct st_counts counts;
+    struct st_cell *cells; /* counts by call site (cells.h) */
     int closed;
 
     /* The delivered-bytes ledger (ledger.c): bytes of the read buffer up to
@@ -46,6 +46,9 @@ struct st_stream *st_stream_opened(FILE *fp, int new_description);
 
 /* The stream's fd is being closed: unbind it. */
 void st_stream_closed(struct st_stream *s);
+
+/* The stream's counts at the current call site. */
+struct st_counts *st_stream_counts(struct st_stream *s);
 
 /* Refreshes buffer size and mode from the FILE (called on slow paths). */
 void st_stream_observe_buffer(struct st_stream *s, FILE *fp);

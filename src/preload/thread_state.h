@@ -11,6 +11,8 @@
 #include "counts.h"
 
 struct st_stream;
+struct st_site;
+struct st_cell;
 
 struct st_thread {
     /* > 0 while seektrace's own code runs on this thread: whatever it calls,
@@ -27,6 +29,18 @@ struct st_thread {
      * before and after to know what it cost the kernel. */
     uint64_t reads;
     uint64_t lseeks;
+    /* The call site of the call in progress: resolved only when an event
+     * needs it (sites.h), from site_ra (a wrapper's return address) or, when
+     * that is NULL, by unwinding. */
+    struct st_site *site;
+    void *site_ra;
+    int site_pending;
+    /* One-entry caches: return address -> site, (owner, site) -> cell. */
+    void *cached_ra;
+    struct st_site *cached_ra_site;
+    const void *cached_owner;
+    struct st_site *cached_site;
+    struct st_cell *cached_cell;
     /* One-entry cache FILE* -> stream, valid while the epoch matches. */
     FILE *cached_fp;
     struct st_stream *cached_stream;

@@ -12,6 +12,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "attribution.h"
 #include "exit_report.h"
 #include "export.h"
 #include "fdtable.h"
@@ -65,13 +66,15 @@ static void note_lseek(int fd, off64_t r)
 }
 
 /* The bookkeeping after a real call: skipped when seektrace itself made
- * the call, and never allowed to change errno. */
+ * the call, charged to the wrapper's caller, never allowed to change errno. */
 #define AFTER(stmt)                                                                  \
     do {                                                                             \
         if (!st_self.busy) {                                                         \
             int saved_errno = errno;                                                 \
             st_self.busy++;                                                          \
+            st_site_begin(__builtin_return_address(0));                              \
             stmt;                                                                    \
+            st_site_end();                                                           \
             st_self.busy--;                                                          \
             errno = saved_errno;                                                     \
         }                                                                            \

@@ -10,22 +10,25 @@
 #include "streams.h"
 #include "sync.h"
 #include "thread_state.h"
+#include "attribution.h"
 #include "export.h"
 #include "wrappers.h"
 
 
-int st_call_begin(enum st_call call, FILE *fp)
+int st_call_begin(enum st_call call, FILE *fp, void *caller)
 {
     struct st_thread *t = &st_self;
     if (t->busy || t->in_call)
         return 0;
     t->in_call = 1;
     t->call = call;
+    st_site_begin(caller);
     if (fp) {
         t->busy++;
         struct st_stream *s = st_stream_of(fp);
-        if (s)
-            st_add(&s->counts.by_call[call].calls, 1);
+        struct st_counts *c = s ? st_stream_counts(s) : NULL;
+        if (c)
+            st_add(&c->by_call[call].calls, 1);
         t->busy--;
     }
     return 1;
@@ -33,15 +36,17 @@ int st_call_begin(enum st_call call, FILE *fp)
 
 void st_call_end(int began)
 {
-    if (began)
+    if (began) {
         st_self.in_call = 0;
+        st_site_end();
+    }
 }
 
 #define STDIO(call, ret, name, params, args, stream)                                 \
     ST_EXPORT(ret, name, params)                                                     \
     {                                                                                \
         st_ensure_init();                                                            \
-        int began = st_call_begin(ST_CALL_##call, stream);                           \
+        int began = st_call_begin(ST_CALL_##call, stream, __builtin_return_address(0)); \
         ret r = (st_real.name) args;                                                 \
         int e = errno;                                                               \
         st_call_end(began);                                                          \
@@ -52,7 +57,7 @@ void st_call_end(int began)
     ST_EXPORT(void, name, params)                                                    \
     {                                                                                \
         st_ensure_init();                                                            \
-        int began = st_call_begin(ST_CALL_##call, stream);                           \
+        int began = st_call_begin(ST_CALL_##call, stream, __builtin_return_address(0)); \
         (st_real.name) args;                                                         \
         int e = errno;                                                               \
         st_call_end(began);                                                          \
@@ -91,14 +96,15 @@ void st_call_end(int began)
     ST_EXPORT(FILE *, name, params)                                                  \
     {                                                                                \
         st_ensure_init();                                                            \
-        int began = st_call_begin(ST_CALL_FOPEN, NULL);                              \
+        int began = st_call_begin(ST_CALL_FOPEN, NULL, __builtin_return_address(0)); \
         FILE *fp = st_real.name args;                                                \
         int e = errno;                                                               \
         if (began && fp) {                                                           \
             st_self.busy++;                                                          \
             struct st_stream *s = st_stream_opened(fp, new_description);             \
-            if (s)                                                                   \
-                st_add(&s->counts.by_call[ST_CALL_FOPEN].calls, 1);                  \
+            struct st_counts *c = s ? st_stream_counts(s) : NULL;                    \
+            if (c)                                                                   \
+                st_add(&c->by_call[ST_CALL_FOPEN].calls, 1);                         \
             st_self.busy--;                                                          \
         }                                                                            \
         st_call_end(began);                                                          \
@@ -131,7 +137,7 @@ static void note_buffer_request(FILE *fp, char *buf, int mode, size_t size)
 ST_EXPORT(int, setvbuf, (FILE *fp, char *buf, int mode, size_t size))
 {
     st_ensure_init();
-    int began = st_call_begin(ST_CALL_SETVBUF, fp);
+    int began = st_call_begin(ST_CALL_SETVBUF, fp, __builtin_return_address(0));
     int r = st_real.setvbuf(fp, buf, mode, size);
     int e = errno;
     if (began && r == 0) {
@@ -148,7 +154,7 @@ ST_EXPORT(int, setvbuf, (FILE *fp, char *buf, int mode, size_t size))
     ST_EXPORT(void, name, params)                                                    \
     {                                                                                \
         st_ensure_init();                                                            \
-        int began = st_call_begin(ST_CALL_SETVBUF, fp);                              \
+        int began = st_call_begin(ST_CALL_SETVBUF, fp, __builtin_return_address(0)); \
         (st_real.name) args;                                                         \
         int e = errno;                                                               \
         if (began) {                                                                 \

@@ -16,7 +16,8 @@
  * (other libraries' constructors may call us before ours runs). */
 void st_ensure_init(void);
 
-int st_call_begin(enum st_call call, FILE *fp);
+/* caller: the wrapper's return address, the call's site. */
+int st_call_begin(enum st_call call, FILE *fp, void *caller);
 void st_call_end(int began);
 
 #endif

@@ -50,14 +50,16 @@ class RunError(Exception):
 
 
 def parse_args():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--lib", required=True, help="path of libseektrace.so")
     parser.add_argument("--stdin", help="data file to pipe into the command's stdin, e.g. {text}")
     parser.add_argument("--pipes", action="store_true", help="check the pipes the run read from")
-    parser.add_argument("--requested", choices=("workload", "syscalls"), default="workload")
+    parser.add_argument("--requested", choices=("workload", "syscalls"), default="workload",
+                        help="what the report's requested/delivered bytes must equal")
     parser.add_argument("--call", help="report call name whose count must equal the workload's calls")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
-    parser.add_argument("command", nargs=argparse.REMAINDER)
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARG...")
     args = parser.parse_args()
     if args.command[:1] == ["--"]:
         args.command = args.command[1:]

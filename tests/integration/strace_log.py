@@ -11,7 +11,7 @@ import subprocess
 READS = ("read", "pread64", "readv", "preadv", "preadv2")
 WRITES = ("write", "pwrite64", "writev", "pwritev", "pwritev2")
 SEEKS = ("lseek",)
-# Calls whose byte count is a plain argument: (name, its position from the end).
+# Calls whose byte count is a plain argument: name -> its index from the end.
 COUNT_ARG = {"read": -1, "pread64": -2}
 
 
@@ -98,7 +98,7 @@ def _count(call_text, per_path, where):
     if name in READS:
         counts.read_syscalls += 1
         counts.kernel_read_bytes += transferred
-        if name in COUNT_ARG:
+        if name in COUNT_ARG and ret != "?":  # a call that never returned shows no count
             counts.read_count_args += int(call["args"].split(",")[COUNT_ARG[name]])
     elif name in WRITES:
         counts.write_syscalls += 1

@@ -2,8 +2,9 @@
  * buffer costs a whole buffer of kernel reads.
  *
  * usage: fseek_fread FILE ITERATIONS SEED BUFSIZE
- * BUFSIZE 0 keeps glibc's own buffer (min(st_blksize, BUFSIZ)); any other value
- * gives the stream a user buffer of that size, the only way setvbuf changes it. */
+ * BUFSIZE 0 keeps glibc's own buffer (min(st_blksize, BUFSIZ)); -1 makes the
+ * stream unbuffered (_IONBF); any other value gives the stream a user buffer of
+ * that size, the only way setvbuf changes the size. */
 #include "workload.h"
 
 enum { RECORD = 16 };
@@ -22,6 +23,8 @@ int main(int argc, char **argv)
     if (!fp)
         die(path);
     char *buffer = NULL;
+    if (bufsize < 0 && setvbuf(fp, NULL, _IONBF, 0) != 0)
+        die("setvbuf");
     if (bufsize > 0) {
         buffer = malloc((size_t)bufsize);
         if (!buffer || setvbuf(fp, buffer, _IOFBF, (size_t)bufsize) != 0)

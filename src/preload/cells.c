@@ -1,0 +1,62 @@
+/* cells.c — see cells.h. */
+#include "cells.h"
+
+#include <stdint.h>
+
+#include "arena.h"
+#include "registry_lock.h"
+#include "thread_state.h"
+
+#define BUCKETS 16384
+
+static struct st_cell *buckets[BUCKETS];
+
+static unsigned hash(const void *owner, const struct st_site *site)
+{
+    uint64_t x = (uint64_t)(uintptr_t)owner * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)site;
+    x *= 0xC2B2AE3D27D4EB4Full;
+    return (unsigned)(x >> 50) & (BUCKETS - 1);
+}
+
+static struct st_cell *lookup(const void *owner, const struct st_site *site, unsigned h)
+{
+    for (struct st_cell *c = __atomic_load_n(&buckets[h], __ATOMIC_ACQUIRE); c; c = c->next_hash)
+        if (c->owner == owner && c->site == site)
+            return c;
+    return NULL;
+}
+
+struct st_counts *st_cell_counts(const void *owner, struct st_cell **owner_cells,
+                                 struct st_site *site)
+{
+    struct st_thread *t = &st_self;
+    if (t->cached_owner == owner && t->cached_site == site && t->cached_cell)
+        return &t->cached_cell->counts;
+    unsigned h = hash(owner, site);
+    struct st_cell *c = lookup(owner, site, h);
+    if (!c) {
+        st_registry_lock();
+        c = lookup(owner, site, h);
+        if (!c && (c = st_alloc(sizeof *c)) != NULL) {
+            c->owner = owner;
+            c->site = site;
+            c->next_hash = buckets[h];
+            c->next_of_owner = *owner_cells;
+            __atomic_store_n(owner_cells, c, __ATOMIC_RELEASE);
+            __atomic_store_n(&buckets[h], c, __ATOMIC_RELEASE);
+        }
+        st_registry_unlock();
+        if (!c)
+            return NULL;
+    }
+    t->cached_owner = owner;
+    t->cached_site = site;
+    t->cached_cell = c;
+    return &c->counts;
+}
+
+void st_cells_total(const struct st_cell *cells, struct st_counts *sum)
+{
+    for (const struct st_cell *c = cells; c; c = c->next_of_owner)
+        st_counts_add(sum, &c->counts);
+}

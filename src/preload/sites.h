@@ -1,0 +1,42 @@
+/* sites.h — where in the program a call came from.
+ *
+ * A site is the first frame outside the runtime (libc, the loader,
+ * libstdc++, libgcc and seektrace itself): the program's own line that made
+ * the call. A wrapper knows it for free — its return address — unless the
+ * caller is itself part of the runtime (an ifstream reading through
+ * libstdc++); then, and for work glibc does outside any wrapped call (a getc
+ * refill), the stack is unwound (libgcc's unwinder), on those slow paths only.
+ * With SEEKTRACE_STACK=N > 1 each new site also records the N-1 frames
+ * above it, unwound once per distinct return address and cached.
+ * Symbols are looked up at report time (symbolize.h), never here. */
+#ifndef SEEKTRACE_SITES_H
+#define SEEKTRACE_SITES_H
+
+#include <stdint.h>
+
+#include "report_model.h"
+
+#define ST_MAX_FRAMES 16
+
+struct st_site {
+    uintptr_t pc; /* return address at the site */
+    int nframes;  /* frames[0] == pc, then its callers */
+    uintptr_t frames[ST_MAX_FRAMES];
+    struct st_report_frame *symbols; /* filled at report time */
+    struct st_site *next_all;
+    struct st_site *next_hash;
+};
+
+/* depth: SEEKTRACE_STACK (0 turns attribution off). Call once at start-up. */
+void st_sites_init(int depth);
+
+/* The site of a call whose return address is ra; NULL when attribution is
+ * off or memory ran out. */
+struct st_site *st_site_from_caller(void *ra);
+
+/* The site of the current stack (unwinds). */
+struct st_site *st_site_here(void);
+
+struct st_site *st_sites_first(void);
+
+#endif
