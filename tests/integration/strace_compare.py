@@ -33,9 +33,10 @@ import subprocess
 import sys
 import tempfile
 
-import data_files
-import seektrace_reports
-import strace_log
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+import data_files  # noqa: E402 (after the line above on purpose)
+import seektrace_reports  # noqa: E402
+import strace_log  # noqa: E402
 
 SKIP = 77
 TIMEOUT = 50  # seconds per run (two runs fit ctest's 120 s); each takes about one
