@@ -12,8 +12,9 @@ BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
 # the preload, and clang for the fuzz harness.
 PACKAGES=(
   gcc g++ make cmake pkg-config
-  libunwind-dev libdw-dev libelf-dev libcmocka-dev
+  libdw-dev libelf-dev libcmocka-dev
   strace python3 binutils file perl gawk sed grep tar gzip coreutils git sqlite3
+  jq xz-utils bzip2 cppcheck clang-tidy
   clang libclang-rt-14-dev
 )
 

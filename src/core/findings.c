@@ -1,5 +1,6 @@
 /* findings.c — the diagnosis rules. Thresholds are documented in
  * docs/findings.md; keep the two in step. */
+#include "sort.h"
 #include "findings.h"
 
 #include <stdio.h>
@@ -265,6 +266,6 @@ size_t st_find_problems(const struct st_report *r, struct st_finding *out, size_
     for (size_t i = 0; i < r->nfiles; i++)
         for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++)
             rules[k](&r->files[i], out, &n, max);
-    qsort(out, n, sizeof *out, costlier_first);
+    st_sort(out, n, sizeof *out, costlier_first);
     return n;
 }

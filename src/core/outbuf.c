@@ -59,6 +59,19 @@ void st_out_printf(struct st_outbuf *o, const char *fmt, ...)
     st_out_write(o, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
 }
 
+void st_out_text(struct st_outbuf *o, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) {
+            char esc[5];
+            snprintf(esc, sizeof esc, "\\x%02x", *p);
+            st_out_write(o, esc, 4);
+        } else {
+            st_out_write(o, (const char *)p, 1);
+        }
+    }
+}
+
 int st_out_flush(struct st_outbuf *o)
 {
     drain(o);

@@ -21,6 +21,10 @@ void st_out_write(struct st_outbuf *o, const char *s, size_t n);
 void st_out_str(struct st_outbuf *o, const char *s);
 void st_out_printf(struct st_outbuf *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
+/* Text from outside (file names, argv, symbols): control bytes are written
+ * as \xNN, so a name cannot forge report lines or drive a terminal. */
+void st_out_text(struct st_outbuf *o, const char *s);
+
 /* Writes what is buffered; returns 0, or -1 if any write failed. */
 int st_out_flush(struct st_outbuf *o);
 

@@ -70,6 +70,10 @@ static void stream(struct st_json *j, const struct st_report_stream *s)
     st_json_string(j, st_buf_origin_name(s->origin));
     st_json_key(j, "requested_buffer_size");
     st_json_u64(j, s->requested_buffer_size);
+    if (s->caveat) {
+        st_json_key(j, "caveat");
+        st_json_string(j, s->caveat);
+    }
     counts(j, &s->counts);
     st_json_end_object(j);
 }

@@ -1,4 +1,5 @@
 /* report_model.c — ordering and totals of a report. */
+#include "sort.h"
 #include "report_model.h"
 
 #include <stdio.h>
@@ -75,10 +76,10 @@ const char *st_frame_describe(const struct st_report_frame *f, char *buf, size_t
 void st_report_finish(struct st_report *r)
 {
     if (r->nfiles > 1)
-        qsort(r->files, r->nfiles, sizeof *r->files, worse_file_first);
+        st_sort(r->files, r->nfiles, sizeof *r->files, worse_file_first);
     for (size_t i = 0; i < r->nfiles; i++)
         if (r->files[i].nsites > 1)
-            qsort(r->files[i].sites, r->files[i].nsites, sizeof *r->files[i].sites,
+            st_sort(r->files[i].sites, r->files[i].nsites, sizeof *r->files[i].sites,
                   worse_site_first);
     memset(&r->totals, 0, sizeof r->totals);
     for (size_t i = 0; i < r->nfiles; i++)

@@ -27,6 +27,7 @@ struct st_report_stream {
     uint64_t requested_buffer_size;
     enum st_buf_mode mode;
     enum st_buf_origin origin;
+    const char *caveat; /* what the figures of this stream miss, or NULL */
     struct st_counts counts;
 };
 

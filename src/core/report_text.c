@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sort.h"
 #include "findings.h"
 #include "report_model.h"
 #include "units.h"
@@ -15,13 +16,18 @@
 static void headline(const struct st_report *r, struct st_outbuf *o)
 {
     st_out_printf(o, "seektrace: pid %ld", r->pid);
-    for (int i = 0; i < r->argc && i < 6; i++)
-        st_out_printf(o, " %s", r->argv[i]);
+    for (int i = 0; i < r->argc && i < 6; i++) {
+        st_out_str(o, " ");
+        st_out_text(o, r->argv[i]);
+    }
     if (r->argc > 6)
         st_out_str(o, " ...");
     st_out_printf(o, "  [capture: %s]\n", r->capture);
-    if (r->capture_reason)
-        st_out_printf(o, "  capture is inferred: %s\n", r->capture_reason);
+    if (r->capture_reason) {
+        st_out_str(o, "  capture is inferred: ");
+        st_out_text(o, r->capture_reason);
+        st_out_str(o, "\n");
+    }
 
     const struct st_counts *t = &r->totals;
     char b1[32], b2[32], n1[32], n2[32], a[32];
@@ -44,8 +50,10 @@ static void call_line(const struct st_counts *c, struct st_outbuf *o)
         if (!cc->calls && !cc->read_syscalls && !cc->lseek_syscalls)
             continue;
         char n1[32], n2[32], n3[32], b1[32];
-        st_out_printf(o, "%s%s %s", sep, st_call_name((enum st_call)k),
-                      st_fmt_count(n1, sizeof n1, cc->calls));
+        /* getc and friends are not interposed: their syscalls, no count. */
+        st_out_printf(o, "%s%s", sep, st_call_name((enum st_call)k));
+        if (cc->calls)
+            st_out_printf(o, " %s", st_fmt_count(n1, sizeof n1, cc->calls));
         if (cc->read_syscalls || cc->lseek_syscalls) {
             st_out_printf(o, " (%s reads, %s; %s lseeks)",
                           st_fmt_count(n2, sizeof n2, cc->read_syscalls),
@@ -72,6 +80,8 @@ static void stream_line(const struct st_report_stream *s, struct st_outbuf *o)
         st_out_printf(o, "; seeks: %s kept the buffer, %s discarded it",
                       st_fmt_count(n1, sizeof n1, s->counts.seeks_in_buffer),
                       st_fmt_count(n2, sizeof n2, s->counts.seeks_discarding_buffer));
+    if (s->caveat)
+        st_out_printf(o, " [%s]", s->caveat);
     st_out_str(o, "\n        ");
     call_line(&s->counts, o);
     st_out_str(o, "\n");
@@ -86,13 +96,15 @@ static void file_table(const struct st_report *r, struct st_outbuf *o)
         const struct st_report_file *f = &r->files[i];
         const struct st_counts *c = &f->counts;
         char a[32], b1[32], b2[32], b3[32], n1[32], n2[32];
-        st_out_printf(o, "  %10s %11s %11s %10s %10s %11s  %s\n",
+        st_out_printf(o, "  %10s %11s %11s %10s %10s %11s  ",
                       st_fmt_ratio(a, sizeof a, st_counts_amplification(c)),
                       st_fmt_bytes(b1, sizeof b1, c->kernel_read_bytes),
                       st_fmt_bytes(b2, sizeof b2, c->delivered_bytes),
                       st_fmt_count(n1, sizeof n1, c->read_syscalls),
                       st_fmt_count(n2, sizeof n2, c->lseek_syscalls),
-                      st_fmt_bytes(b3, sizeof b3, c->reread_bytes), f->path);
+                      st_fmt_bytes(b3, sizeof b3, c->reread_bytes));
+        st_out_text(o, f->path);
+        st_out_str(o, "\n");
         for (size_t k = 0; k < f->nstreams; k++)
             stream_line(&f->streams[k], o);
         if (f->nstreams == 0 || c->by_call[ST_CALL_READ].calls || c->by_call[ST_CALL_PREAD].calls ||
@@ -138,7 +150,7 @@ static void top_sites(const struct st_report *r, struct st_outbuf *o)
             if (n < TOP_SITES) {
                 top[n++] = c;
             } else {
-                qsort(top, n, sizeof *top, worse_first);
+                st_sort(top, n, sizeof *top, worse_first);
                 if (worse_first(&c, &top[n - 1]) < 0)
                     top[n - 1] = c;
             }
@@ -146,22 +158,26 @@ static void top_sites(const struct st_report *r, struct st_outbuf *o)
     }
     if (n == 0)
         return;
-    qsort(top, n, sizeof *top, worse_first);
+    st_sort(top, n, sizeof *top, worse_first);
     st_out_printf(o, "\n  %10s %11s %10s %10s  %s\n", "amplif.", "kernel read", "reads", "lseeks",
                   "call site -> file");
     for (size_t i = 0; i < n; i++) {
         const struct st_counts *c = &top[i].site->counts;
         char a[32], b1[32], n1[32], n2[32], where[256];
-        st_out_printf(o, "  %10s %11s %10s %10s  %s -> %s\n",
+        st_out_printf(o, "  %10s %11s %10s %10s  ",
                       st_fmt_ratio(a, sizeof a, st_counts_amplification(c)),
                       st_fmt_bytes(b1, sizeof b1, c->kernel_read_bytes),
                       st_fmt_count(n1, sizeof n1, c->read_syscalls),
-                      st_fmt_count(n2, sizeof n2, c->lseek_syscalls),
-                      st_frame_describe(&top[i].site->frames[0], where, sizeof where),
-                      top[i].file->path);
-        for (int k = 1; k < top[i].site->nframes; k++)
-            st_out_printf(o, "  %*s called from %s\n", 45, "",
-                          st_frame_describe(&top[i].site->frames[k], where, sizeof where));
+                      st_fmt_count(n2, sizeof n2, c->lseek_syscalls));
+        st_out_text(o, st_frame_describe(&top[i].site->frames[0], where, sizeof where));
+        st_out_str(o, " -> ");
+        st_out_text(o, top[i].file->path);
+        st_out_str(o, "\n");
+        for (int k = 1; k < top[i].site->nframes; k++) {
+            st_out_printf(o, "  %*s called from ", 45, "");
+            st_out_text(o, st_frame_describe(&top[i].site->frames[k], where, sizeof where));
+            st_out_str(o, "\n");
+        }
         st_out_printf(o, "  %*s ", 45, "");
         call_line(c, o);
         st_out_str(o, "\n");
@@ -179,12 +195,16 @@ static void problems(const struct st_report *r, struct st_outbuf *o)
     char where[256];
     for (size_t i = 0; i < n && i < 4; i++) {
         const char *label = i == 0 ? "problem:" : "also:   ";
-        if (f[i].site)
-            st_out_printf(o, "\n  %s at %s, %s\n", label,
-                          st_frame_describe(&f[i].site->frames[0], where, sizeof where), f[i].what);
-        else
-            st_out_printf(o, "\n  %s %s\n", label, f[i].what);
-        st_out_printf(o, "  change:  %s\n", f[i].change);
+        st_out_printf(o, "\n  %s ", label);
+        if (f[i].site) {
+            st_out_str(o, "at ");
+            st_out_text(o, st_frame_describe(&f[i].site->frames[0], where, sizeof where));
+            st_out_str(o, ", ");
+        }
+        st_out_text(o, f[i].what);
+        st_out_str(o, "\n  change:  ");
+        st_out_text(o, f[i].change);
+        st_out_str(o, "\n");
     }
 }
 

@@ -13,7 +13,7 @@ struct chunk {
     size_t size;
 };
 
-static struct chunk *_Atomic current;
+static struct chunk *current;
 static size_t mapped;
 
 static struct chunk *new_chunk(size_t want)

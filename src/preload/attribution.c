@@ -15,9 +15,10 @@ struct st_site *st_current_site(void)
         t->site = t->cached_ra_site;
     } else {
         t->site = st_site_from_caller(t->site_ra);
-        /* Only a site that is the caller itself can be cached by address: a
-         * runtime caller's site depends on who called it. */
-        if (t->site && t->site->pc == (uintptr_t)t->site_ra) {
+        /* Only a one-frame site that is the caller itself can be cached by
+         * address: a runtime caller's site, or a deeper stack, depends on
+         * who called it. */
+        if (t->site && t->site->nframes == 1 && t->site->pc == (uintptr_t)t->site_ra) {
             t->cached_ra = t->site_ra;
             t->cached_ra_site = t->site;
         }

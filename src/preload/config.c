@@ -5,6 +5,8 @@
 #include <string.h>
 
 #include "arena.h"
+#include "units.h"
+#include "trace_writer.h"
 #include "warn.h"
 
 struct st_config st_config;
@@ -28,6 +30,17 @@ void st_config_load(void)
             st_warn("SEEKTRACE_STACK=%s is not a number of frames from 0 to 16; using 1", v);
         else
             st_config.stack = (int)n;
+    }
+    st_trace_config_load(); /* SEEKTRACE_TRACE, SEEKTRACE_TRACE_MAX (trace_writer.c) */
+    v = getenv("SEEKTRACE_BUFSIZE");
+    uint64_t size;
+    st_config.bufsize = 0;
+    if (v && *v) {
+        if (st_parse_size(v, &size) != 0 || size == 0 || size > (1ull << 30))
+            st_warn("SEEKTRACE_BUFSIZE=%s is not a size from 1 to 1G (e.g. 4096, 128k); "
+                    "buffers are left alone", v);
+        else
+            st_config.bufsize = size;
     }
     v = getenv("SEEKTRACE_OUTPUT");
     /* Copied: the program may change its environment before we report. */

@@ -11,6 +11,9 @@ struct st_config {
     const char *output;     /* SEEKTRACE_OUTPUT, NULL for stderr; may hold %p */
     enum st_format format;  /* SEEKTRACE_FORMAT */
     int stack;              /* SEEKTRACE_STACK: frames per call site, 0 = off */
+    unsigned long long bufsize; /* SEEKTRACE_BUFSIZE: forced stream buffer, 0 = off */
+    const char *trace_dir;  /* SEEKTRACE_TRACE: absolute directory, NULL = no trace */
+    unsigned long long trace_max; /* SEEKTRACE_TRACE_MAX: size cap of a trace's events */
 };
 
 extern struct st_config st_config;

@@ -6,8 +6,11 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdarg.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "arena.h"
@@ -15,14 +18,17 @@
 #include "config.h"
 #include "files.h"
 #include "ledger.h"
+#include "lifecycle.h"
 #include "sites.h"
 #include "symbolize.h"
 #include "report_model.h"
 #include "streams.h"
 #include "thread_state.h"
+#include "trace_writer.h"
 #include "warn.h"
 
 static int reported;
+static int report_done; /* written (or given up); reported is set first */
 static int argc_saved;
 static const char **argv_saved;
 static const char *inferred_reason;
@@ -39,25 +45,57 @@ void st_report_set_argv(int argc, char **argv)
             n++;
     argv_saved = v;
     argc_saved = n;
+    st_trace_set_argv(n, v);
 }
 
 void st_report_set_capture(const char *reason_if_inferred)
 {
     inferred_reason = reason_if_inferred;
+    st_trace_set_capture(reason_if_inferred);
 }
 
 void st_report_reset_in_child(void)
 {
+    st_trace_restart(); /* fork child, failed exec: a new trace */
+    report_done = 0;
     reported = 0;
 }
 
-/* Streams still open have consumption the ledger has not booked yet. */
+void st_report_wait(int max_ms)
+{
+    struct timespec ms = {0, 1000000};
+    for (int i = 0; i < max_ms && __atomic_load_n(&reported, __ATOMIC_ACQUIRE) &&
+                    !__atomic_load_n(&report_done, __ATOMIC_ACQUIRE); i++)
+        syscall(SYS_nanosleep, &ms, NULL);
+}
+
+/* glibc's list of every FILE it has open (libio's _IO_list_all). */
+extern FILE *_IO_list_all;
+extern void _IO_list_lock(void);
+extern void _IO_list_unlock(void);
+
+static int is_open_stream(const FILE *fp)
+{
+    for (const FILE *f = _IO_list_all; f; f = f->_chain)
+        if (f == fp)
+            return 1;
+    return 0;
+}
+
+/* Streams still open have consumption the ledger has not booked yet. A
+ * stream closed by a path we do not see (a library's own close slot) is
+ * freed memory: only FILEs glibc still lists are looked at. From a signal
+ * handler the list lock may be held by the interrupted code: read unlocked. */
 static void sync_open_streams(void)
 {
+    if (!st_report_from_signal)
+        _IO_list_lock();
     for (struct st_file *f = st_files_first(); f; f = f->next_all)
         for (struct st_stream *s = f->streams; s; s = s->next_in_file)
-            if (!s->closed)
+            if (!s->closed && is_open_stream(s->fp))
                 st_ledger_sync(s, s->fp);
+    if (!st_report_from_signal)
+        _IO_list_unlock();
 }
 
 static size_t count_streams(const struct st_file *f)
@@ -72,15 +110,23 @@ static size_t count_streams(const struct st_file *f)
 static const struct st_report_frame *symbols_of(struct st_site *s)
 {
     if (!s->symbols && (s->symbols = st_alloc((size_t)s->nframes * sizeof *s->symbols)) != NULL)
-        for (int i = 0; i < s->nframes; i++)
-            st_symbolize(s->frames[i], &s->symbols[i]);
+        for (int i = 0; i < s->nframes; i++) {
+            /* In a fatal-signal handler the signal may have come inside malloc
+             * or the loader: no dlopen, dladdr or libdw there, raw addresses. */
+            if (st_report_from_signal)
+                s->symbols[i].offset = s->frames[i];
+            else
+                st_symbolize(s->frames[i], &s->symbols[i]);
+        }
     return s->symbols;
 }
 
 /* Adds a cell's counts to the file's entry for its site. */
 static void add_to_site(struct st_report_file *rf, size_t cap, const struct st_cell *c)
 {
-    if (!c->site || !rf->sites)
+    /* A fork child inherits its parent's cells, zeroed: not its sites. */
+    static const struct st_counts zero;
+    if (!c->site || !rf->sites || memcmp(&c->counts, &zero, sizeof zero) == 0)
         return;
     size_t i = 0;
     while (i < rf->nsites && rf->sites[i].frames != c->site->symbols)
@@ -135,6 +181,7 @@ static void fill_file(struct st_report_file *rf, const struct st_file *f)
         rs->requested_buffer_size = s->requested_buffer_size;
         rs->mode = s->mode;
         rs->origin = s->origin;
+        rs->caveat = s->caveat;
         rs->counts = total;
         st_counts_add(&rf->counts, &total);
     }
@@ -169,13 +216,17 @@ static int build(struct st_report *r)
     return 0;
 }
 
-/* SEEKTRACE_OUTPUT with %p replaced by the pid and %% by %. */
-static void expand_path(const char *pattern, char *out, size_t size, long pid)
+/* SEEKTRACE_OUTPUT with %p replaced by the pid and %% by %. A second name
+ * for the same pid (n > 0) is "<pid>.<n>" in place of %p, or ".<n>" at the
+ * end of a pattern without %p. */
+static void expand_path(const char *pattern, char *out, size_t size, long pid, int n)
 {
     size_t o = 0;
+    int has_pid = 0;
     for (const char *p = pattern; *p && o + 1 < size; p++) {
         if (p[0] == '%' && p[1] == 'p') {
-            o += (size_t)snprintf(out + o, size - o, "%ld", pid);
+            o += (size_t)snprintf(out + o, size - o, n ? "%ld.%d" : "%ld", pid, n);
+            has_pid = 1;
             p++;
         } else if (p[0] == '%' && p[1] == '%') {
             out[o++] = '%';
@@ -184,60 +235,122 @@ static void expand_path(const char *pattern, char *out, size_t size, long pid)
             out[o++] = *p;
         }
     }
+    if (n && !has_pid && o + 1 < size)
+        o += (size_t)snprintf(out + o, size - o, ".%d", n);
     out[o < size ? o : size - 1] = '\0';
 }
 
 /* Created afresh, never through a symlink someone planted, readable by the
- * owner only. A previous report of ours in its place is replaced. */
-static int open_output(const char *path)
+ * owner only. When the program used every descriptor its soft limit allows,
+ * the limit is raised by one for this open (if the hard limit allows) and
+ * put back: the program never sees it. */
+static int create_excl(const char *path)
 {
     int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
     int fd = (int)syscall(SYS_openat, AT_FDCWD, path, flags, 0600);
-    if (fd < 0 && errno == EEXIST) {
-        struct stat st;
-        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-            unlink(path) == 0)
+    struct rlimit old, more;
+    if (fd < 0 && errno == EMFILE && syscall(SYS_getrlimit, RLIMIT_NOFILE, &old) == 0 &&
+        old.rlim_cur < old.rlim_max) {
+        more = old;
+        more.rlim_cur++;
+        if (syscall(SYS_setrlimit, RLIMIT_NOFILE, &more) == 0) {
             fd = (int)syscall(SYS_openat, AT_FDCWD, path, flags, 0600);
-        else
-            errno = EEXIST;
+            int e = errno;
+            syscall(SYS_setrlimit, RLIMIT_NOFILE, &old);
+            errno = e;
+        }
     }
     return fd;
 }
 
+/* Nothing already at the name is replaced or followed: an earlier image of
+ * this process (before it exec'd) or a stale report of a reused pid keeps
+ * its file, and so does anything planted there; the report takes the next
+ * free name instead (expand_path). */
+static int open_output(char *path, size_t size, long pid)
+{
+    int fd = -1;
+    errno = EEXIST;
+    for (int n = 0; fd < 0 && errno == EEXIST && n < 1000; n++) {
+        expand_path(st_config.output, path, size, pid, n);
+        fd = create_excl(path);
+    }
+    return fd;
+}
+
+static int emit(const struct st_report *r, int fd)
+{
+    static struct st_outbuf out; /* 8 KiB: not on a possibly small stack */
+    st_out_init(&out, fd);
+    if (st_config.format == ST_FORMAT_JSON)
+        st_report_write_json(r, &out);
+    else
+        st_report_write_text(r, &out);
+    return st_out_flush(&out);
+}
+
+/* A warning at exit goes where the report may go (never to an fd 2 the
+ * program reopened on one of its own files), without stdio or malloc. */
+static void exit_warn(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void exit_warn(int fd, const char *fmt, ...)
+{
+    if (fd < 0)
+        return;
+    char line[512];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    size_t len = (size_t)n < sizeof line - 1 ? (size_t)n : sizeof line - 2;
+    line[len++] = '\n';
+    syscall(SYS_write, fd, line, len);
+}
+
 void st_report_at_exit(void)
 {
+    /* A vfork child runs in its parent's memory: the accounts, and the
+     * report, are the parent's. */
+    if (!st_lifecycle_is_owner())
+        return;
     if (__atomic_exchange_n(&reported, 1, __ATOMIC_ACQ_REL))
         return;
     int saved_errno = errno;
+    struct st_sigblock blocked;
+    st_lifecycle_block_signals(&blocked);
     st_self.busy++;
     sync_open_streams();
 
     struct st_report r;
     memset(&r, 0, sizeof r);
+    int err_fd = st_lifecycle_report_fd(); /* stderr, if still safe to write */
     if (build(&r) == 0) {
-        int fd = 2;
+        st_trace_finish(&r); /* the trace's footer: these same accounts */
+        int fd = -1;
         char path[4096];
         if (st_config.output) {
-            expand_path(st_config.output, path, sizeof path, r.pid);
-            fd = open_output(path);
-            if (fd < 0) {
-                st_warn("cannot create %s (%s); report follows on stderr", path, strerror(errno));
-                fd = 2;
-            }
+            fd = open_output(path, sizeof path, r.pid);
+            if (fd < 0)
+                exit_warn(err_fd, "seektrace: warning: cannot create %s (%s); report follows on stderr",
+                          path, strerrorname_np(errno));
         }
-        static struct st_outbuf out; /* 8 KiB: not on a possibly small stack */
-        st_out_init(&out, fd);
-        if (st_config.format == ST_FORMAT_JSON)
-            st_report_write_json(&r, &out);
-        else
-            st_report_write_text(&r, &out);
-        if (st_out_flush(&out) != 0 && fd != 2)
-            st_warn("writing %s failed; the report is incomplete", path);
-        if (fd != 2)
+        if (fd >= 0) {
+            if (emit(&r, fd) != 0) {
+                exit_warn(err_fd, "seektrace: warning: writing %s failed (%s); report follows on stderr",
+                          path, strerrorname_np(errno));
+                if (err_fd >= 0)
+                    emit(&r, err_fd);
+            }
             syscall(SYS_close, fd);
+        } else if (err_fd >= 0) {
+            emit(&r, err_fd);
+        }
     } else {
-        st_warn("out of memory building the report");
+        exit_warn(err_fd, "seektrace: warning: out of memory building the report");
     }
     st_self.busy--;
+    st_lifecycle_unblock_signals(&blocked);
+    __atomic_store_n(&report_done, 1, __ATOMIC_RELEASE);
     errno = saved_errno;
 }

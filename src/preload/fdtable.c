@@ -9,20 +9,20 @@
 /* Reserved, not committed: only the pages of fds in use cost memory. */
 #define MAX_FDS (1 << 20)
 
-static struct st_fd *_Atomic *table;
+static struct st_fd **table;
 
-static struct st_fd *_Atomic *slots(void)
+static struct st_fd **slots(void)
 {
-    struct st_fd *_Atomic *t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+    struct st_fd **t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
     if (t)
         return t;
-    void *p = mmap(NULL, MAX_FDS * sizeof *t, PROT_READ | PROT_WRITE,
+    void *p = mmap(NULL, MAX_FDS * sizeof(struct st_fd *), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
-    struct st_fd *_Atomic *expected = NULL;
+    struct st_fd **expected = NULL;
     if (!__atomic_compare_exchange_n(&table, &expected, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        munmap(p, MAX_FDS * sizeof *t);
+        munmap(p, MAX_FDS * sizeof(struct st_fd *));
         return expected;
     }
     return p;
@@ -31,7 +31,7 @@ static struct st_fd *_Atomic *slots(void)
 /* Entries are immutable once published; a change publishes a new one. */
 static void publish(int fd, struct st_file *file, struct st_desc *desc)
 {
-    struct st_fd *_Atomic *t = slots();
+    struct st_fd **t = slots();
     if (!t || fd < 0 || fd >= MAX_FDS)
         return;
     struct st_fd *e = NULL;
@@ -60,7 +60,7 @@ void st_fd_opened(int fd, int offset_known)
 void st_fd_refresh(int fd)
 {
     struct st_file *f = st_file_of_fd(fd);
-    struct st_fd *_Atomic *t = slots();
+    struct st_fd **t = slots();
     struct st_fd *e = t && fd >= 0 && fd < MAX_FDS ? __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE) : NULL;
     if (e && e->file == f)
         return;
@@ -85,7 +85,7 @@ void st_fd_closed(int fd)
 
 const struct st_fd *st_fd_get(int fd)
 {
-    struct st_fd *_Atomic *t = slots();
+    struct st_fd **t = slots();
     if (!t || fd < 0 || fd >= MAX_FDS)
         return NULL;
     struct st_fd *e = __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE);

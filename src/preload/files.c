@@ -15,7 +15,7 @@
 #define BUCKETS 4096
 
 static struct st_file *buckets[BUCKETS];
-static struct st_file *_Atomic all_files;
+static struct st_file *all_files;
 
 static unsigned hash_path(const char *s)
 {

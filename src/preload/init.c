@@ -6,17 +6,22 @@
  * library's constructor reads a file before ours runs. */
 #define _GNU_SOURCE 1
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "config.h"
 #include "exit_report.h"
 #include "files.h"
+#include "infer.h"
+#include "lifecycle.h"
 #include "real.h"
 #include "registry_lock.h"
 #include "sites.h"
 #include "stdio_hook.h"
 #include "stdio_slots.h"
 #include "thread_state.h"
+#include "trace_writer.h"
 #include "warn.h"
 #include "wrappers.h"
 
@@ -51,14 +56,24 @@ static void initialise(void)
     st_self.busy++;
     st_real_resolve();
     st_config_load();
+    st_trace_init(); /* SEEKTRACE_TRACE */
     st_sites_init(st_config.stack);
-    const char *why = st_stdio_hook_install(st_slot_patches, st_slot_patch_count,
-                                            after_stdio_cleanup, &cleanup_hooked);
+    const char *forced = getenv("SEEKTRACE_CAPTURE");
+    static const char forced_reason[] = "SEEKTRACE_CAPTURE=inferred";
+    const char *why = forced && strcmp(forced, "inferred") == 0
+                          ? forced_reason
+                          : st_stdio_hook_install(st_slot_patches, st_slot_patch_count,
+                                                  after_stdio_cleanup, &cleanup_hooked);
+    if (forced && *forced && strcmp(forced, "inferred") != 0 && strcmp(forced, "exact") != 0)
+        st_warn("SEEKTRACE_CAPTURE=%s is not 'exact' or 'inferred'; using exact", forced);
     if (why) {
-        st_warn("stdio syscalls will not be seen (%s); capture: inferred", why);
+        st_capture_inferred = 1;
+        if (why != forced_reason)
+            st_warn("stdio syscalls will not be seen (%s); capture: inferred", why);
         st_report_set_capture(why);
     }
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    st_lifecycle_init(); /* fork/exec/signal handling, after the settings */
     st_self.busy--;
 }
 

@@ -15,11 +15,12 @@
 
 struct st_stream;
 
-/* Books the bytes consumed since the mark. */
+/* Books the bytes consumed since the mark, to the site that set it. */
 void st_ledger_sync(struct st_stream *s, FILE *fp);
 
 /* Sets the mark to the current read position, less `handed_out` bytes the
- * slot itself consumed and returned (uflow returns the byte it took). */
+ * slot itself consumed and returned (uflow returns the byte it took), and
+ * charges what is consumed from here on to the current call site. */
 void st_ledger_mark(struct st_stream *s, FILE *fp, size_t handed_out);
 
 /* fread's slot (xsgetn) reports its own count: requested and delivered. */

@@ -43,7 +43,7 @@ int st_real_resolve(void)
 #include "wrap_open2.def"
 #undef OPEN2
     RESOLVE(fopen) RESOLVE(fopen64) RESOLVE(fdopen) RESOLVE(freopen) RESOLVE(freopen64)
-    RESOLVE(setvbuf) RESOLVE(setbuf) RESOLVE(setbuffer) RESOLVE(setlinebuf)
+    RESOLVE(ungetc) RESOLVE(fclose) RESOLVE(pclose) RESOLVE(setvbuf) RESOLVE(setbuf) RESOLVE(setbuffer) RESOLVE(setlinebuf)
     RESOLVE(close) RESOLVE(fcntl) RESOLVE(fcntl64) RESOLVE(_exit) RESOLVE(_Exit)
 #undef RESOLVE
     __atomic_store_n(&ready, 1, __ATOMIC_RELEASE);

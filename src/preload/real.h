@@ -38,6 +38,9 @@ struct st_real {
     FILE *(*fdopen)(int, const char *);
     FILE *(*freopen)(const char *, const char *, FILE *);
     FILE *(*freopen64)(const char *, const char *, FILE *);
+    int (*ungetc)(int, FILE *);
+    int (*fclose)(FILE *);
+    int (*pclose)(FILE *);
     int (*setvbuf)(FILE *, char *, int, size_t);
     void (*setbuf)(FILE *, char *);
     void (*setbuffer)(FILE *, char *, size_t);

@@ -21,7 +21,7 @@ static int depth;
 static struct range runtime[MAX_RUNTIME];
 static int nruntime;
 static struct st_site *buckets[BUCKETS];
-static struct st_site *_Atomic all_sites;
+static struct st_site *all_sites;
 
 /* The objects whose frames are never "the program's line". */
 static int is_runtime_name(const char *path)
@@ -69,32 +69,38 @@ static int is_runtime(uintptr_t pc)
     return 0;
 }
 
-static unsigned hash_pc(uintptr_t pc)
+static unsigned hash_frames(const uintptr_t *frames, int n)
 {
-    return (unsigned)((pc * 0x9E3779B97F4A7C15ull) >> 52) & (BUCKETS - 1);
+    uint64_t h = 0;
+    for (int i = 0; i < n; i++)
+        h = (h ^ frames[i]) * 0x9E3779B97F4A7C15ull;
+    return (unsigned)(h >> 52) & (BUCKETS - 1);
 }
 
-static struct st_site *lookup(uintptr_t pc, unsigned h)
+static struct st_site *lookup(const uintptr_t *frames, int n, unsigned h)
 {
     for (struct st_site *s = __atomic_load_n(&buckets[h], __ATOMIC_ACQUIRE); s; s = s->next_hash)
-        if (s->pc == pc)
+        if (s->nframes == n && memcmp(s->frames, frames, (size_t)n * sizeof *frames) == 0)
             return s;
     return NULL;
 }
 
-/* frames: the stack from the site outwards (frames[0] is the site). */
+/* frames: the stack from the site outwards (frames[0] is the site); a site
+ * is the whole recorded stack, so two callers of one line stay apart. */
 static struct st_site *intern(const uintptr_t *frames, int n)
 {
-    unsigned h = hash_pc(frames[0]);
-    struct st_site *s = lookup(frames[0], h);
+    if (n > depth)
+        n = depth;
+    unsigned h = hash_frames(frames, n);
+    struct st_site *s = lookup(frames, n, h);
     if (s)
         return s;
     st_registry_lock();
-    s = lookup(frames[0], h);
+    s = lookup(frames, n, h);
     if (!s && (s = st_alloc(sizeof *s)) != NULL) {
         s->pc = frames[0];
-        s->nframes = n < depth ? n : depth;
-        memcpy(s->frames, frames, (size_t)s->nframes * sizeof *frames);
+        s->nframes = n;
+        memcpy(s->frames, frames, (size_t)n * sizeof *frames);
         s->next_hash = buckets[h];
         s->next_all = all_sites;
         __atomic_store_n(&buckets[h], s, __ATOMIC_RELEASE);
@@ -104,52 +110,50 @@ static struct st_site *intern(const uintptr_t *frames, int n)
     return s;
 }
 
-struct trace {
-    void **frames;
-    int n, max;
+/* One walk up the stack: skips frames until `from` (when given), then the
+ * runtime's; keeps the first frame outside the runtime and the callers above
+ * it that are not the runtime's (libc's start-up code above main, qsort
+ * between a comparator and its caller), and stops as soon as it has `want`:
+ * the rest of the stack is never unwound. */
+struct walk {
+    uintptr_t *out;
+    int n, want, visited;
+    uintptr_t from;
 };
 
-static _Unwind_Reason_Code collect_frame(struct _Unwind_Context *ctx, void *arg)
+#define MAX_WALK 64
+
+static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
 {
-    struct trace *t = arg;
-    if (t->n >= t->max)
+    struct walk *w = arg;
+    uintptr_t pc = (uintptr_t)_Unwind_GetIP(ctx);
+    if (++w->visited > MAX_WALK)
         return _URC_END_OF_STACK;
-    t->frames[t->n++] = (void *)_Unwind_GetIP(ctx);
-    return _URC_NO_REASON;
+    if (w->n == 0) {
+        if (w->from && pc == w->from)
+            w->from = 0; /* the caller we were told about: look from here */
+        if (w->from || is_runtime(pc))
+            return _URC_NO_REASON;
+    } else if (!pc || is_runtime(pc)) {
+        return _URC_NO_REASON;
+    }
+    w->out[w->n++] = pc;
+    return w->n >= w->want ? _URC_END_OF_STACK : _URC_NO_REASON;
 }
 
 /* libgcc's unwinder (the one glibc's backtrace() uses), not libunwind:
  * libunwind 1.6 validates addresses through a pipe it opens in the process,
  * which takes two descriptors the program would see and shows in strace as
- * reads and writes of ours. This one only reads .eh_frame. */
-static int backtrace_here(void **frames, int max)
-{
-    struct trace t = {frames, 0, max};
-    _Unwind_Backtrace(collect_frame, &t);
-    return t.n;
-}
-
-/* Unwinds and returns the index of the first frame outside the runtime
- * at or after `from` (a known return address), or -1. */
+ * reads and writes of ours. This one only reads .eh_frame.
+ * Fills frames with the site and its callers; -1 if no frame outside the
+ * runtime was found (at or after `from`, a known return address). */
 static int unwind(uintptr_t *frames, int *n, uintptr_t from)
 {
-    void *raw[64];
-    int got = backtrace_here(raw, 64);
-    int start = -1;
-    for (int i = 0; i < got; i++) {
-        uintptr_t pc = (uintptr_t)raw[i];
-        if (from && pc == from)
-            from = 0; /* found the caller we were told about; look from here */
-        if (from || is_runtime(pc))
-            continue;
-        start = i;
-        break;
-    }
-    if (start < 0)
+    struct walk w = {frames, 0, depth < 1 ? 1 : depth, 0, from};
+    _Unwind_Backtrace(walk_frame, &w);
+    if (w.n == 0)
         return -1;
-    *n = 0;
-    for (int i = start; i < got && *n < ST_MAX_FRAMES; i++)
-        frames[(*n)++] = (uintptr_t)raw[i];
+    *n = w.n;
     return 0;
 }
 
@@ -171,14 +175,19 @@ struct st_site *st_site_from_caller(void *ra)
         return NULL;
     if (is_runtime(pc))
         return st_site_here();
-    struct st_site *s = lookup(pc, hash_pc(pc));
-    if (s)
-        return s;
     uintptr_t frames[ST_MAX_FRAMES] = {pc};
     int n = 1;
-    if (depth > 1)
-        unwind(frames, &n, pc);
+    /* Callers above the site cost an unwind per call: only when asked. */
+    if (depth > 1 && unwind(frames, &n, pc) != 0) {
+        frames[0] = pc;
+        n = 1;
+    }
     return intern(frames, n);
+}
+
+int st_sites_depth(void)
+{
+    return depth;
 }
 
 struct st_site *st_sites_first(void)

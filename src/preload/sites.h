@@ -6,8 +6,9 @@
  * caller is itself part of the runtime (an ifstream reading through
  * libstdc++); then, and for work glibc does outside any wrapped call (a getc
  * refill), the stack is unwound (libgcc's unwinder), on those slow paths only.
- * With SEEKTRACE_STACK=N > 1 each new site also records the N-1 frames
- * above it, unwound once per distinct return address and cached.
+ * With SEEKTRACE_STACK=N > 1 a site is the N frames from the program's line
+ * outwards (two callers of one line are two sites), unwound once per
+ * interposed call that records something: a cost paid only when asked for.
  * Symbols are looked up at report time (symbolize.h), never here. */
 #ifndef SEEKTRACE_SITES_H
 #define SEEKTRACE_SITES_H
@@ -38,5 +39,8 @@ struct st_site *st_site_from_caller(void *ra);
 struct st_site *st_site_here(void);
 
 struct st_site *st_sites_first(void);
+
+/* SEEKTRACE_STACK as applied (0 when attribution is off). */
+int st_sites_depth(void);
 
 #endif

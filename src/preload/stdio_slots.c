@@ -17,13 +17,16 @@
 #include <stdio.h>
 
 #include "attribution.h"
+#include "bufsize.h"
 #include "cells.h"
 #include "fdtable.h"
 #include "ledger.h"
+#include "lifecycle.h"
 #include "record.h"
 #include "streams.h"
 #include "sync.h"
 #include "thread_state.h"
+#include "trace_writer.h"
 
 int st_in_exit_cleanup;
 
@@ -50,7 +53,7 @@ static struct st_stream *tracked(FILE *fp)
     if (st_self.busy || fp->_fileno < 0)
         return NULL;
     st_self.busy++;
-    struct st_stream *s = st_stream_of(fp);
+    struct st_stream *s = st_stream_current(fp);
     st_self.busy--;
     return s;
 }
@@ -68,6 +71,7 @@ static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallbac
         t->in_call = 2; /* 2: set here, cleared on leaving */
         t->call = st_in_exit_cleanup ? ST_CALL_EXIT : fallback;
         st_site_begin(st_in_exit_cleanup ? ST_SITE_NONE : ST_SITE_UNWIND);
+        st_trace_slot_begin(t->call);
     }
     st_ledger_sync(s, fp);
     return 1;
@@ -84,6 +88,7 @@ static void buffer_slot_leave(struct st_stream *s, FILE *fp, int outer, size_t h
     if (t->in_call == 2) {
         t->in_call = 0;
         st_site_end();
+        st_trace_call_end();
     }
 }
 
@@ -156,6 +161,7 @@ static off64_t hook_seekoff(FILE *fp, off64_t off, int dir, int mode)
             st_add(kept ? &c->seeks_in_buffer : &c->seeks_discarding_buffer, 1);
             if (kept)
                 st_add(&c->resync_lseeks, st_self.lseeks - lseeks);
+            st_trace_seek(c, kept, kept ? st_self.lseeks - lseeks : 0);
         }
     }
     buffer_slot_leave(s, fp, outer, 0);
@@ -171,6 +177,7 @@ static FILE *hook_setbuf(FILE *fp, char *buf, ssize_t n)
     int e = errno;
     if (s)
         st_stream_observe_buffer(s, fp);
+    st_trace_buffer(s);
     buffer_slot_leave(s, fp, outer, 0);
     errno = e;
     return r;
@@ -211,6 +218,7 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
     struct st_stream *s = tracked(fp);
     const struct st_fd *e = s ? st_fd_get(fp->_fileno) : NULL;
     int64_t off = s ? stdio_offset(e, fp) : -1;
+    st_trace_sys_begin();
     ssize_t r = ORIG(read, read_fn)(fp, buf, n);
     if (!s)
         return r;
@@ -220,6 +228,7 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
     if (r > 0)
         st_desc_set(e, off >= 0 ? off + r : -1);
     st_stream_observe_buffer(s, fp);
+    st_trace_buffer(s);
     st_self.busy--;
     errno = err;
     return r;
@@ -228,6 +237,7 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
 static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
 {
     struct st_stream *s = tracked(fp);
+    st_trace_sys_begin();
     ssize_t r = ORIG(write, write_fn)(fp, buf, n);
     if (!s)
         return r;
@@ -245,11 +255,13 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
 static off64_t hook_seek(FILE *fp, off64_t off, int whence)
 {
     struct st_stream *s = tracked(fp);
+    st_trace_sys_begin();
     off64_t r = ORIG(seek, seek_fn)(fp, off, whence);
     if (!s)
         return r;
     int err = errno;
     st_record_lseek(st_stream_counts(s), st_charge(ST_CALL_OTHER));
+    st_trace_lseek(st_stream_counts(s), st_charge(ST_CALL_OTHER), r);
     if (r >= 0)
         st_desc_set(st_fd_get(fp->_fileno), r);
     errno = err;
@@ -259,6 +271,7 @@ static off64_t hook_seek(FILE *fp, off64_t off, int whence)
 static int hook_stat(FILE *fp, void *st)
 {
     struct st_stream *s = tracked(fp);
+    st_trace_sys_begin();
     int r = ORIG(stat, stat_fn)(fp, st);
     if (s) {
         int err = errno;
@@ -274,10 +287,13 @@ static int hook_close(FILE *fp)
     int fd = fp->_fileno;
     if (s && st_self.slot_depth == 0)
         st_ledger_sync(s, fp);
+    st_lifecycle_fd_closing(fd);
     int r = ORIG(close, flow_fn)(fp);
     if (s) {
         int err = errno;
         st_stream_closed(s);
+        st_bufsize_release(s);
+        st_trace_close(s);
         st_fd_closed(fd); /* released by the kernel even if close failed */
         errno = err;
     }

@@ -16,8 +16,8 @@
 #define CAPACITY (1u << 14)
 
 struct slot {
-    FILE *_Atomic key;
-    struct st_stream *_Atomic stream;
+    FILE *key;
+    struct st_stream *stream;
 };
 
 static struct slot table[CAPACITY];
@@ -79,6 +79,7 @@ static struct st_stream *bind(FILE *fp, enum how how)
     s->file = e->file;
     s->mark = fp->_IO_read_ptr;
     s->win_base = fp->_IO_read_base;
+    st_stream_observe_buffer(s, fp);
 
     st_registry_lock();
     struct slot *sl = find_or_add(fp);
@@ -107,6 +108,18 @@ struct st_stream *st_stream_of(FILE *fp)
     t->cached_stream = s;
     t->cached_epoch = now;
     return s;
+}
+
+struct st_stream *st_stream_current(FILE *fp)
+{
+    struct st_stream *s = st_stream_of(fp);
+    if (!s)
+        return NULL;
+    const struct st_fd *e = st_fd_get(fp->_fileno);
+    if (e && e->file == s->file && s->fd == fp->_fileno)
+        return s;
+    st_stream_closed(s);
+    return bind(fp, DISCOVERED);
 }
 
 struct st_stream *st_stream_opened(FILE *fp, int new_description)
@@ -139,6 +152,12 @@ void st_stream_observe_buffer(struct st_stream *s, FILE *fp)
                                : ST_BUF_FULL;
     if (s->origin != ST_BUF_SIZE_IGNORED && s->mode != ST_BUF_NONE && fp->_IO_buf_base)
         s->origin = (flags & 0x0001) ? ST_BUF_USER : ST_BUF_DEFAULT; /* _IO_USER_BUF */
+    /* glibc's "m" mode maps the file and calls lseek itself; wide streams
+     * convert through a buffer of their own. */
+    if (fp->_flags2 & 1) /* _IO_FLAGS2_MMAP */
+        s->caveat = "mmap mode: glibc's own lseeks and the bytes delivered are not seen";
+    else if (fp->_mode > 0)
+        s->caveat = "wide-character stream: bytes delivered are not counted";
 }
 
 struct st_counts *st_stream_counts(struct st_stream *s)

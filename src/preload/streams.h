@@ -26,12 +26,16 @@ struct st_stream {
      * mark are accounted; win_base says which buffer window mark is in. */
     char *mark;
     char *win_base;
+    struct st_site *mark_site; /* the call site consumption is charged to */
 
     /* The buffer as last seen, and where it came from. */
     uint64_t buffer_size;
     uint64_t requested_buffer_size;
     enum st_buf_mode mode;
     enum st_buf_origin origin;
+    const char *caveat; /* modes whose work the hooks cannot see */
+    void *forced_buffer; /* SEEKTRACE_BUFSIZE's buffer (bufsize.h) */
+    size_t forced_size;
 
     struct st_stream *next_in_file;
 };
@@ -43,6 +47,11 @@ struct st_stream *st_stream_of(FILE *fp);
 /* fp was just opened: bind a fresh record. new_description is true for
  * fopen/freopen (a new open file at offset 0), false for fdopen. */
 struct st_stream *st_stream_opened(FILE *fp, int new_description);
+
+/* The stream at fp, checked against what its fd names now: a program that
+ * dup2()s another file onto a stream's fd (or closes it and opens another)
+ * gets a fresh record for the new file. Used by the hooks. */
+struct st_stream *st_stream_current(FILE *fp);
 
 /* The stream's fd is being closed: unbind it. */
 void st_stream_closed(struct st_stream *s);

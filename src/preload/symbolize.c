@@ -4,6 +4,7 @@
 
 #include <dlfcn.h>
 #include <elfutils/libdwfl.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,7 +25,7 @@ static struct {
     __typeof__(dwfl_lineinfo) *lineinfo;
     __typeof__(dwfl_module_info) *module_info;
     __typeof__(dwfl_linux_proc_find_elf) *find_elf;
-    __typeof__(dwfl_standard_find_debuginfo) *find_debuginfo;
+    __typeof__(dwfl_build_id_find_debuginfo) *find_debuginfo;
 } dw;
 
 static Dwfl_Callbacks callbacks;
@@ -48,13 +49,17 @@ static int load_libdw(void)
     SYM(lineinfo, dwfl_lineinfo);
     SYM(module_info, dwfl_module_info);
     SYM(find_elf, dwfl_linux_proc_find_elf);
-    SYM(find_debuginfo, dwfl_standard_find_debuginfo);
+    SYM(find_debuginfo, dwfl_build_id_find_debuginfo);
 #undef SYM
     if (!dw.begin || !dw.end || !dw.proc_report || !dw.report_end || !dw.addrmodule ||
         !dw.addrname || !dw.getsrc || !dw.lineinfo || !dw.module_info || !dw.find_elf ||
         !dw.find_debuginfo)
         return 0;
     callbacks.find_elf = dw.find_elf;
+    /* Local debug info only (the binary's own, /usr/lib/debug/.build-id):
+     * the standard search falls back to debuginfod, which loads libcurl and
+     * some thirty libraries into the exiting program, opens sockets, and
+     * may wait on the network. */
     callbacks.find_debuginfo = dw.find_debuginfo;
     dw.dwfl = dw.begin(&callbacks);
     if (!dw.dwfl)
@@ -77,6 +82,26 @@ static void with_dladdr(uintptr_t pc, struct st_report_frame *f)
         f->function = st_strdup(info.dli_sname);
 }
 
+/* C++ names as a person writes them, when the process has a demangler
+ * (libstdc++ is loaded in every C++ program); the symbol itself otherwise. */
+static const char *demangled(const char *name)
+{
+    typedef char *demangle_fn(const char *, char *, size_t *, int *);
+    static demangle_fn *demangle;
+    static int looked;
+    if (name[0] != '_' || name[1] != 'Z')
+        return st_strdup(name);
+    if (!looked) {
+        looked = 1;
+        *(void **)&demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    }
+    int status = -1;
+    char *plain = demangle ? demangle(name, NULL, NULL, &status) : NULL;
+    const char *r = st_strdup(status == 0 && plain ? plain : name);
+    free(plain); /* report time: the demangler's own malloc */
+    return r;
+}
+
 void st_symbolize(uintptr_t pc, struct st_report_frame *f)
 {
     memset(f, 0, sizeof *f);
@@ -90,7 +115,7 @@ void st_symbolize(uintptr_t pc, struct st_report_frame *f)
         return;
     const char *name = dw.addrname(m, at);
     if (name)
-        f->function = st_strdup(name);
+        f->function = demangled(name);
     Dwfl_Line *line = dw.getsrc(m, at);
     int lineno = 0;
     const char *src = line ? dw.lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;

@@ -16,11 +16,13 @@
 #include "exit_report.h"
 #include "export.h"
 #include "fdtable.h"
+#include "lifecycle.h"
 #include "files.h"
 #include "real.h"
 #include "record.h"
 #include "sync.h"
 #include "thread_state.h"
+#include "trace_writer.h"
 #include "wrappers.h"
 
 
@@ -48,6 +50,7 @@ static void note_read(int fd, enum st_call call, uint64_t requested, int64_t off
         st_add(&c->requested_bytes, requested);
     if (r > 0)
         st_add(&c->delivered_bytes, (uint64_t)r);
+    st_trace_posix_read(c, call, requested, r);
     st_record_read(e->file, c, call, at, r);
     if (offset < 0 && r > 0)
         st_desc_advance(e, r);
@@ -61,6 +64,7 @@ static void note_lseek(int fd, off64_t r)
         return;
     st_add(&c->by_call[ST_CALL_LSEEK].calls, 1);
     st_record_lseek(c, ST_CALL_LSEEK);
+    st_trace_posix_lseek(c, r);
     if (r >= 0)
         st_desc_set(e, r);
 }
@@ -84,6 +88,7 @@ static void note_lseek(int fd, off64_t r)
     ST_EXPORT(ssize_t, name, params)                                                 \
     {                                                                                \
         st_ensure_init();                                                            \
+        st_trace_sys_begin();                                                        \
         ssize_t r = REAL(name) args;                                                 \
         AFTER(note_read(fd, ST_CALL_##call, req, off, r));                           \
         return r;                                                                    \
@@ -92,14 +97,20 @@ static void note_lseek(int fd, off64_t r)
     ST_EXPORT(ret, name, params)                                                     \
     {                                                                                \
         st_ensure_init();                                                            \
+        st_trace_sys_begin();                                                        \
         ret r = REAL(name) args;                                                     \
         AFTER(note_lseek(fd, r));                                                    \
         return r;                                                                    \
     }
+/* dup2 and dup3 close whatever was at nfd (fd 2: lifecycle.h). */
+#define DUP_REPLACES_dup
+#define DUP_REPLACES_dup2 st_lifecycle_fd_closing(nfd);
+#define DUP_REPLACES_dup3 st_lifecycle_fd_closing(nfd);
 #define POSIX_DUP(name, params, args, fd, nfd)                                       \
     ST_EXPORT(int, name, params)                                                     \
     {                                                                                \
         st_ensure_init();                                                            \
+        DUP_REPLACES_##name                                                          \
         int r = REAL(name) args;                                                     \
         if (r >= 0)                                                                  \
             AFTER(st_fd_dup(fd, nfd));                                               \
@@ -117,6 +128,7 @@ static void note_open(int fd)
     struct st_counts *c = e ? st_file_direct(e->file) : NULL;
     if (c)
         st_add(&c->by_call[ST_CALL_OPEN].calls, 1);
+    st_trace_count(c, ST_CALL_OPEN);
 }
 
 #define STRIP(...) __VA_ARGS__
@@ -156,6 +168,7 @@ static void note_open(int fd)
 ST_EXPORT(int, close, (int fd))
 {
     st_ensure_init();
+    st_lifecycle_fd_closing(fd);
     int r = REAL(close)(fd);
     /* Linux releases the descriptor even when close reports an error. */
     AFTER(st_fd_closed(fd));

@@ -11,8 +11,13 @@
 #include "sync.h"
 #include "thread_state.h"
 #include "attribution.h"
+#include "bufsize.h"
 #include "export.h"
+#include "fdtable.h"
+#include "infer.h"
+#include "ledger.h"
 #include "wrappers.h"
+#include "trace_writer.h"
 
 
 int st_call_begin(enum st_call call, FILE *fp, void *caller)
@@ -29,6 +34,9 @@ int st_call_begin(enum st_call call, FILE *fp, void *caller)
         struct st_counts *c = s ? st_stream_counts(s) : NULL;
         if (c)
             st_add(&c->by_call[call].calls, 1);
+        if (st_capture_inferred && s)
+            st_infer_begin(s, fp);
+        st_trace_call_begin(c, call);
         t->busy--;
     }
     return 1;
@@ -37,6 +45,12 @@ int st_call_begin(enum st_call call, FILE *fp, void *caller)
 void st_call_end(int began)
 {
     if (began) {
+        if (st_capture_inferred) {
+            st_self.busy++;
+            st_infer_end();
+            st_self.busy--;
+        }
+        st_trace_call_end();
         st_self.in_call = 0;
         st_site_end();
     }
@@ -102,9 +116,11 @@ void st_call_end(int began)
         if (began && fp) {                                                           \
             st_self.busy++;                                                          \
             struct st_stream *s = st_stream_opened(fp, new_description);             \
+            st_bufsize_apply(fp, s);                                                 \
             struct st_counts *c = s ? st_stream_counts(s) : NULL;                    \
             if (c)                                                                   \
                 st_add(&c->by_call[ST_CALL_FOPEN].calls, 1);                         \
+            st_trace_count(c, ST_CALL_FOPEN);                                        \
             st_self.busy--;                                                          \
         }                                                                            \
         st_call_end(began);                                                          \
@@ -132,12 +148,17 @@ static void note_buffer_request(FILE *fp, char *buf, int mode, size_t size)
         s->origin = ST_BUF_USER;
         s->requested_buffer_size = size;
     }
+    st_trace_buffer(s);
 }
 
 ST_EXPORT(int, setvbuf, (FILE *fp, char *buf, int mode, size_t size))
 {
     st_ensure_init();
     int began = st_call_begin(ST_CALL_SETVBUF, fp, __builtin_return_address(0));
+    if (st_bufsize_overrides(mode)) {
+        st_call_end(began);
+        return 0;
+    }
     int r = st_real.setvbuf(fp, buf, mode, size);
     int e = errno;
     if (began && r == 0) {
@@ -155,9 +176,11 @@ ST_EXPORT(int, setvbuf, (FILE *fp, char *buf, int mode, size_t size))
     {                                                                                \
         st_ensure_init();                                                            \
         int began = st_call_begin(ST_CALL_SETVBUF, fp, __builtin_return_address(0)); \
-        (st_real.name) args;                                                         \
+        int forced = st_bufsize_overrides(mode);                                   \
+        if (!forced)                                                                 \
+            (st_real.name) args;                                                     \
         int e = errno;                                                               \
-        if (began) {                                                                 \
+        if (began && !forced) {                                                      \
             st_self.busy++;                                                          \
             note_buffer_request(fp, buf, mode, size);                                \
             st_self.busy--;                                                          \
@@ -169,3 +192,56 @@ SET_BUFFER(setbuf, (FILE *fp, char *b), (fp, b), b, b ? _IOFBF : _IONBF, BUFSIZ)
 SET_BUFFER(setbuffer, (FILE *fp, char *b, size_t n), (fp, b, n), b, b ? _IOFBF : _IONBF, n)
 SET_BUFFER(setlinebuf, (FILE *fp), (fp), NULL, _IOLBF, 0)
 #undef SET_BUFFER
+
+/* ungetc moves the read pointer back where no hook sees it. Book what was
+ * consumed before it and resume counting after it, under the stream's lock
+ * (recursive, as ungetc takes it too), so that a byte pushed back counts
+ * again when the program reads it again. */
+ST_EXPORT(int, ungetc, (int ch, FILE *fp))
+{
+    st_ensure_init();
+    int began = st_call_begin(ST_CALL_UNGETC, fp, __builtin_return_address(0));
+    struct st_stream *s = began && !st_capture_inferred && fp ? st_stream_of(fp) : NULL;
+    if (s) {
+        flockfile(fp);
+        st_ledger_sync(s, fp);
+    }
+    int r = st_real.ungetc(ch, fp);
+    int e = errno;
+    if (s) {
+        st_ledger_mark(s, fp, 0);
+        funlockfile(fp);
+    }
+    st_call_end(began);
+    errno = e;
+    return r;
+}
+
+/* Closing. Files close through the jump-table slot we hook (stdio_slots.c);
+ * popen's pipes through one of glibc's own. So book what was consumed and
+ * unbind the stream here too, or a report at exit would read a freed FILE. */
+#define CLOSE_STREAM(name)                                                           \
+    ST_EXPORT(int, name, (FILE *fp))                                                 \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        int began = st_call_begin(ST_CALL_FCLOSE, fp, __builtin_return_address(0));  \
+        struct st_stream *s = began && fp ? st_stream_of(fp) : NULL;                 \
+        if (s && !st_capture_inferred) {                                             \
+            flockfile(fp);                                                           \
+            st_ledger_sync(s, fp);                                                   \
+            funlockfile(fp);                                                         \
+        }                                                                            \
+        int fd = s ? s->fd : -1;                                                     \
+        int r = st_real.name(fp);                                                    \
+        int e = errno;                                                               \
+        if (s && !s->closed) {                                                       \
+            st_stream_closed(s);                                                     \
+            st_fd_closed(fd);                                                        \
+        }                                                                            \
+        st_call_end(began);                                                          \
+        errno = e;                                                                   \
+        return r;                                                                    \
+    }
+CLOSE_STREAM(fclose)
+CLOSE_STREAM(pclose)
+#undef CLOSE_STREAM

@@ -1,0 +1,303 @@
+/* seektrace/trace_format.h — the on-disk format of a seektrace trace file.
+ *
+ * Public and self-contained (C99 + <stdint.h>): everything a program needs
+ * to read a trace without seektrace's own code. seektrace's reader
+ * (src/core/trace_reader.c) follows exactly what is written here.
+ *
+ * A traced process writes DIR/<name>.<pid>.sktrace (SEEKTRACE_TRACE=DIR),
+ * where <name> is the basename of its argv[0] reduced to [A-Za-z0-9._-]. If
+ * that name is taken (an exec'd image keeps its pid) ".<n>" is added before
+ * ".sktrace".
+ *
+ * ## Layout
+ *
+ *     offset 0            struct st_trace_header   (fixed part, 256 bytes)
+ *     offset 256          process info records     (info_size bytes)
+ *     offset header_size  chunk 0, chunk 1, ...    (chunk_size bytes each)
+ *
+ * The file is written through a shared memory mapping while the process
+ * runs, so whatever was recorded is in the file even if the process is
+ * killed. While recording, its size is header_size + k * chunk_size; chunks
+ * that were never written are all zero.
+ *
+ * The footer, written once when the process ends normally, starts at a
+ * chunk boundary like the event chunks; the header's footer_offset and
+ * footer_size say where. Chunk slots inside [footer_offset, footer_offset +
+ * footer_size) are not event chunks, and a finished trace's file ends where
+ * the footer does (its last chunk slot may be short). No event chunk lies
+ * after the footer.
+ *
+ * ## Byte order
+ *
+ * All multi-byte integers in the header, chunk headers and footer frame are
+ * in the writer's byte order; `endian` holds 0x01020304 as written, so a
+ * reader on another machine detects a mismatch. seektrace only writes and
+ * reads little-endian traces. Event payloads are byte streams (varints) and
+ * have no byte order.
+ *
+ * ## Status of a trace
+ *
+ *     complete   state == ST_TRACE_STATE_FINISHED and a valid footer: the
+ *                footer holds the final accounts, exactly what the report
+ *                at exit printed.
+ *     truncated  ST_TRACE_LIVE_TRUNCATED: the size cap (SEEKTRACE_TRACE_MAX)
+ *                was reached; events after that point were counted in
+ *                events_lost but not recorded. The footer (if any) still
+ *                holds the full accounts.
+ *     partial    state == ST_TRACE_STATE_RECORDING: the process never
+ *                finished the trace (killed, crashed, exec'd). Every event
+ *                committed before that is readable; accounts are rebuilt
+ *                from the events.
+ *
+ * ## Versioning
+ *
+ * version_major changes when a reader of the previous major version would
+ * misread the file; a reader refuses majors it does not know. version_minor
+ * grows when things are added that old readers can skip (new info record
+ * tags, new footer record tags). New event kinds need a new major.
+ */
+#ifndef SEEKTRACE_TRACE_FORMAT_H
+#define SEEKTRACE_TRACE_FORMAT_H
+
+#include <stdint.h>
+
+#define ST_TRACE_MAGIC "\x89SKTRACE" /* 8 bytes, no NUL */
+#define ST_TRACE_MAGIC_LEN 8
+#define ST_TRACE_ENDIAN 0x01020304u
+#define ST_TRACE_VERSION_MAJOR 1
+#define ST_TRACE_VERSION_MINOR 0
+#define ST_TRACE_FIXED_HEADER 256u
+#define ST_TRACE_SUFFIX ".sktrace"
+
+/* clock: what event times count. */
+#define ST_TRACE_CLOCK_MONOTONIC 1 /* CLOCK_MONOTONIC, nanoseconds */
+
+/* state */
+#define ST_TRACE_STATE_RECORDING 0
+#define ST_TRACE_STATE_FINISHED 1
+
+/* live_flags */
+#define ST_TRACE_LIVE_TRUNCATED 0x1u /* the size cap was reached */
+#define ST_TRACE_LIVE_LOST 0x2u      /* some events could not be recorded */
+
+/* flags (fixed at creation) */
+#define ST_TRACE_FLAG_INFERRED 0x1u /* capture "inferred": stdio syscalls unseen */
+
+struct st_trace_header {
+    uint8_t magic[8];       /* ST_TRACE_MAGIC */
+    uint32_t endian;        /* ST_TRACE_ENDIAN */
+    uint16_t version_major; /* ST_TRACE_VERSION_MAJOR */
+    uint16_t version_minor;
+    uint32_t header_size;   /* bytes before chunk 0; a multiple of 4096 */
+    uint32_t chunk_size;    /* bytes per chunk, header included; multiple of 4096 */
+    uint32_t info_size;     /* bytes of info records at offset 256 */
+    uint32_t clock;         /* ST_TRACE_CLOCK_* */
+    uint32_t flags;         /* ST_TRACE_FLAG_* */
+    uint32_t reserved0;
+    int64_t pid, ppid;
+    uint64_t start_realtime_ns; /* CLOCK_REALTIME at creation, for people */
+    uint64_t start_ns;          /* the event clock at creation */
+    uint64_t cap_bytes;         /* size cap for event chunks */
+
+    /* Updated while the process runs (the file is mapped). Byte offsets
+     * in the header: state 80, live_flags 84, chunks 88, events_lost 96,
+     * footer_offset 104, footer_size 112, end_ns 120. */
+    uint32_t state;        /* ST_TRACE_STATE_* */
+    uint32_t live_flags;   /* ST_TRACE_LIVE_* */
+    uint64_t chunks;       /* chunk slots handed out so far (the footer's
+                            * included once finished); a killed process
+                            * may have written a few more */
+    uint64_t events_lost;  /* events counted but not recorded */
+    uint64_t footer_offset; /* 0 until finished */
+    uint64_t footer_size;
+    uint64_t end_ns;       /* the event clock when finished */
+    uint8_t reserved[256 - 128];
+};
+
+/* ## Process info records (at offset 256, info_size bytes)
+ *
+ * A sequence of records: varint tag, varint length, `length` bytes. Unknown
+ * tags are skipped. Strings are not NUL-terminated unless said. */
+enum st_trace_info_tag {
+    ST_TRACE_INFO_CALLS = 1,   /* the call-kind names, each NUL-terminated, in
+                                * order: event call byte k means the k-th
+                                * name ("fopen", "fread", ... see calls.def) */
+    ST_TRACE_INFO_ARGV = 2,    /* argv, each argument NUL-terminated */
+    ST_TRACE_INFO_EXE = 3,     /* /proc/self/exe at creation */
+    ST_TRACE_INFO_CAPTURE = 4, /* "exact" or "inferred" */
+    ST_TRACE_INFO_CAPTURE_REASON = 5,
+    ST_TRACE_INFO_HOST = 6,    /* uname nodename */
+    ST_TRACE_INFO_PARENT_TRACE = 7, /* the trace this process wrote before: its
+                                     * parent's, when forked; its own finished
+                                     * one, after an exec that failed */
+};
+
+/* ## Chunks
+ *
+ * Each thread writes events into chunks of its own; a chunk belongs to one
+ * thread. Decoding state (below) starts afresh in every chunk, so a chunk
+ * can be decoded alone. Within a thread, chunks are in file order. */
+#define ST_TRACE_CHUNK_MAGIC 0x48434b53u /* "SKCH" read as little-endian */
+#define ST_TRACE_CHUNK_HEADER 32u
+
+struct st_trace_chunk {
+    uint32_t magic;      /* ST_TRACE_CHUNK_MAGIC, or 0: never written */
+    uint32_t tid;        /* the writing thread */
+    uint32_t index;      /* this chunk's number in the file */
+    uint32_t thread_seq; /* the thread's 0th, 1st, ... chunk */
+    uint32_t used;       /* bytes of complete events after this header;
+                          * written after each event, so a reader never
+                          * sees half an event */
+    uint32_t flags;      /* 0 */
+    uint64_t base_ns;    /* the event clock when the chunk was started */
+};
+
+/* ## Events
+ *
+ * An event is a header byte, kind in the low 5 bits and three flags F1
+ * (0x20), F2 (0x40), F3 (0x80) above, then fields. Unsigned integers are
+ * LEB128 varints ("u"), signed ones zigzag-encoded varints ("s"),
+ * "b" is one byte. Integers never take more than 10 bytes.
+ *
+ * Decoding state, reset at the start of each chunk:
+ *     time      = chunk base_ns
+ *     target    = none        (a cell id)
+ *     call      = none        (last call byte seen)
+ *     expected  = -1          (predicted file offset)
+ *     last_size = 0           (last read result)
+ *
+ * Every event that names a call (CALL, COUNT, READ, READ_REREAD, LSEEK,
+ * FSTAT) sets `call` to it.
+ *
+ * "dt" fields advance `time` (time += dt) and give the event's start time.
+ * "dur" is the event's duration (syscall or call) in the same unit.
+ *
+ * Objects have small integer ids, unique within the trace and defined once
+ * (in some thread's chunk — a use may come before its definition in file
+ * order, never before it in time):
+ *   file    the file as the kernel names it;
+ *   stream  a stdio stream on a file;
+ *   site    a call site in the program: its return address and callers;
+ *   cell    the counts of one owner (a stream, or a file for the
+ *           program's own POSIX calls) at one site. Counting events apply
+ *           to the current target, a cell.
+ * Files, streams and cells share one id space; sites have their own, where
+ * 0 means "no site". A call kind byte indexes the ST_TRACE_INFO_CALLS names.
+ */
+enum st_trace_kind {
+    ST_EV_TARGET = 1,     /* u cell: target = cell */
+    ST_EV_FILE_DEF = 2,   /* u id, u len, bytes path */
+    ST_EV_STREAM_DEF = 3, /* u id, u file, s fd, u ordinal, u buffer_size,
+                           * u requested_buffer_size, b mode|origin<<4,
+                           * u len, bytes caveat (len 0: none).
+                           * ordinal: how many streams had been bound on the
+                           * file before it (reports list newest first);
+                           * caveat: what the stream's figures miss. */
+    ST_EV_BUF = 4,        /* u stream, u buffer_size, u requested_buffer_size,
+                           * b mode|origin<<4, u len, bytes caveat: the
+                           * stream's buffer as now seen */
+    ST_EV_CALL = 5,       /* F1 counted: u dt, b call — a call begins (a span,
+                           * ended by END); counted: calls[call] += 1 on target */
+    ST_EV_END = 6,        /* u dt — the innermost open call of this thread ends */
+    ST_EV_COUNT = 7,      /* b call: calls[call] += 1 on target, no span */
+    ST_EV_READ = 8,       /* F1 call same (else b call first), F2 offset == expected
+                           * (else s offset; -1 unknown), F3 result == last_size
+                           * (else s result):
+                           * [b call], u dt, u dur, [s offset], [s result].
+                           * A read-family syscall: read_syscalls += 1 and, if
+                           * result > 0, kernel_read_bytes += result; charged to
+                           * call. Then last_size = result, and if offset >= 0:
+                           * expected = offset + max(result, 0). */
+    ST_EV_READ_REREAD = 9, /* as READ, and reread_bytes += result */
+    ST_EV_REREAD = 10,    /* u n: reread_bytes += n on target (the read just
+                           * before it re-read n of its bytes) */
+    ST_EV_LSEEK = 11,     /* F1 call same (else b call first), F2 result == expected,
+                           * F3 failed (result -1): [b call], u dt, u dur,
+                           * [s result - max(expected, 0)] (present unless F2/F3).
+                           * lseek_syscalls += 1, charged to call;
+                           * if result >= 0: expected = result. */
+    ST_EV_FSTAT = 12,     /* F1 call same: [b call], u dt, u dur. fstat_syscalls += 1 */
+    ST_EV_WRITE = 13,     /* u dt, u dur, s result. write_syscalls += 1, and
+                           * kernel_write_bytes += result if > 0; if result > 0
+                           * and expected >= 0: expected += result */
+    ST_EV_DELIVER = 14,   /* F1 delivered == requested: u requested, [u delivered].
+                           * requested_bytes += requested, delivered_bytes += delivered */
+    ST_EV_SEEK = 15,      /* F1 kept: [u resync]. kept: seeks_in_buffer += 1,
+                           * resync_lseeks += resync; else seeks_discarding_buffer += 1 */
+    ST_EV_SITE_DEF = 16,  /* u id, u n, n × u address: a site; address 0 is the
+                           * return address in the program, then its callers */
+    ST_EV_MODULE = 17,    /* u start, u length, u file_offset, u len, bytes path:
+                           * an executable mapping (/proc/self/maps), to turn
+                           * site addresses into module + offset */
+    ST_EV_MARK = 18,      /* u dt, u len, bytes label: seektrace_mark(label) */
+    ST_EV_CLOSE = 19,     /* u stream, u dt: the stream was closed */
+    ST_EV_LOST = 20,      /* u n: n events of this thread could not be recorded */
+    ST_EV_CELL_DEF = 21,  /* u id, u owner (a file or stream), u site: target = id */
+    ST_EV_KIND_MAX = 21
+};
+
+#define ST_EV_F1 0x20u
+#define ST_EV_F2 0x40u
+#define ST_EV_F3 0x80u
+#define ST_EV_KIND(b) ((unsigned)(b) & 0x1fu)
+
+/* ## Footer
+ *
+ * At footer_offset: a 24-byte frame, then `length` payload bytes:
+ *     uint8_t  magic[8]  ST_TRACE_FOOTER_MAGIC
+ *     uint32_t length    payload bytes
+ *     uint32_t crc32     of the payload (zlib's CRC-32)
+ *     uint64_t reserved
+ * The payload is a sequence of records: u tag, u length, bytes; unknown
+ * tags are skipped. It holds the process's final accounts, exactly those
+ * the report at exit printed, in the report's order.
+ *
+ *   PROCESS  u pid, u ppid, u argc, argc × (u len, bytes), u len capture,
+ *            bytes, u len reason, bytes (len 0: none)
+ *   FILE     u len, bytes path, counts, u nstreams, nstreams × stream,
+ *            u nsites, nsites × site
+ *            stream = s fd, u buffer_size, u requested_buffer_size,
+ *                     b mode|origin<<4, str caveat, counts
+ *            site   = u nframes, nframes × frame, counts
+ *            frame  = str function, str source, u line, str module, u offset
+ *                     (str: u len, bytes; len 0 is "unknown")
+ *   STATS    u end_ns, u events_lost
+ *
+ *   counts   u n, n × (u field, u value): only non-zero fields.
+ *            field 1..ST_TRACE_FIELD_SCALARS: the scalar counters below;
+ *            field 64 + 8 * call + k: by_call[call] counter k (k: 0 calls,
+ *            1 read_syscalls, 2 kernel_read_bytes, 3 lseek_syscalls,
+ *            4 fstat_syscalls), call indexing ST_TRACE_INFO_CALLS.
+ */
+#define ST_TRACE_FOOTER_MAGIC "SKFOOTER"
+#define ST_TRACE_FOOTER_FRAME 24u
+
+enum st_trace_footer_tag {
+    ST_FOOT_PROCESS = 1,
+    ST_FOOT_FILE = 2,
+    ST_FOOT_STATS = 3,
+};
+
+/* Scalar counter field numbers (stable; never renumbered). */
+enum st_trace_field {
+    ST_FIELD_READ_SYSCALLS = 1,
+    ST_FIELD_KERNEL_READ_BYTES = 2,
+    ST_FIELD_LSEEK_SYSCALLS = 3,
+    ST_FIELD_FSTAT_SYSCALLS = 4,
+    ST_FIELD_WRITE_SYSCALLS = 5,
+    ST_FIELD_KERNEL_WRITE_BYTES = 6,
+    ST_FIELD_REQUESTED_BYTES = 7,
+    ST_FIELD_DELIVERED_BYTES = 8,
+    ST_FIELD_REREAD_BYTES = 9,
+    ST_FIELD_SEEKS_IN_BUFFER = 10,
+    ST_FIELD_SEEKS_DISCARDING_BUFFER = 11,
+    ST_FIELD_RESYNC_LSEEKS = 12,
+    ST_TRACE_FIELD_SCALARS = 12,
+    ST_FIELD_BY_CALL = 64
+};
+
+/* Buffer mode and origin values in "mode|origin<<4" bytes. */
+enum { ST_TRACE_BUF_UNKNOWN = 0, ST_TRACE_BUF_FULL = 1, ST_TRACE_BUF_LINE = 2, ST_TRACE_BUF_NONE = 3 };
+enum { ST_TRACE_ORIGIN_DEFAULT = 0, ST_TRACE_ORIGIN_USER = 1, ST_TRACE_ORIGIN_SIZE_IGNORED = 2 };
+
+#endif

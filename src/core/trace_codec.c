@@ -1,0 +1,128 @@
+/* trace_codec.c — see trace_codec.h. */
+#include "trace_codec.h"
+
+#include <stddef.h>
+
+static uint32_t crc_table[256];
+static int crc_ready;
+
+static void crc_init(void)
+{
+    for (uint32_t i = 0; i < 256; i++) {
+        uint32_t c = i;
+        for (int k = 0; k < 8; k++)
+            c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
+        crc_table[i] = c;
+    }
+    __atomic_store_n(&crc_ready, 1, __ATOMIC_RELEASE);
+}
+
+uint32_t st_crc32(uint32_t crc, const void *data, size_t len)
+{
+    /* Building the table twice concurrently writes the same values. */
+    if (!__atomic_load_n(&crc_ready, __ATOMIC_ACQUIRE))
+        crc_init();
+    const uint8_t *p = data;
+    crc = ~crc;
+    while (len--)
+        crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+    return ~crc;
+}
+
+#define F(id, name) {id, offsetof(struct st_counts, name)}
+const struct st_counts_field st_counts_fields[] = {
+    F(ST_FIELD_READ_SYSCALLS, read_syscalls),
+    F(ST_FIELD_KERNEL_READ_BYTES, kernel_read_bytes),
+    F(ST_FIELD_LSEEK_SYSCALLS, lseek_syscalls),
+    F(ST_FIELD_FSTAT_SYSCALLS, fstat_syscalls),
+    F(ST_FIELD_WRITE_SYSCALLS, write_syscalls),
+    F(ST_FIELD_KERNEL_WRITE_BYTES, kernel_write_bytes),
+    F(ST_FIELD_REQUESTED_BYTES, requested_bytes),
+    F(ST_FIELD_DELIVERED_BYTES, delivered_bytes),
+    F(ST_FIELD_REREAD_BYTES, reread_bytes),
+    F(ST_FIELD_SEEKS_IN_BUFFER, seeks_in_buffer),
+    F(ST_FIELD_SEEKS_DISCARDING_BUFFER, seeks_discarding_buffer),
+    F(ST_FIELD_RESYNC_LSEEKS, resync_lseeks),
+};
+#undef F
+const size_t st_counts_nfields = sizeof st_counts_fields / sizeof st_counts_fields[0];
+
+/* Every scalar counter must have a field number: a counter added to
+ * struct st_counts without one here would silently vanish from footers. */
+_Static_assert(sizeof(struct st_counts) ==
+                   sizeof(uint64_t) * (sizeof st_counts_fields / sizeof st_counts_fields[0]) +
+                       sizeof(struct st_call_cost) * ST_CALL_COUNT,
+               "struct st_counts changed: give the new counter a field number in "
+               "trace_codec.c and include/seektrace/trace_format.h");
+_Static_assert(sizeof(struct st_call_cost) == 5 * sizeof(uint64_t),
+               "struct st_call_cost changed: update st_call_cost_field");
+
+uint64_t *st_call_cost_field(struct st_call_cost *cc, unsigned k)
+{
+    switch (k) {
+    case 0: return &cc->calls;
+    case 1: return &cc->read_syscalls;
+    case 2: return &cc->kernel_read_bytes;
+    case 3: return &cc->lseek_syscalls;
+    case 4: return &cc->fstat_syscalls;
+    default: return NULL;
+    }
+}
+
+size_t st_counts_encoded_max(void)
+{
+    return ST_VARINT_MAX * (1 + 2 * (st_counts_nfields + 5 * (size_t)ST_CALL_COUNT));
+}
+
+uint8_t *st_counts_encode(uint8_t *out, const struct st_counts *c)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < st_counts_nfields; i++)
+        n += *(const uint64_t *)((const char *)c + st_counts_fields[i].offset) != 0;
+    for (unsigned call = 0; call < ST_CALL_COUNT; call++)
+        for (unsigned k = 0; k < 5; k++)
+            n += *st_call_cost_field((struct st_call_cost *)&c->by_call[call], k) != 0;
+    out = st_put_u(out, n);
+    for (size_t i = 0; i < st_counts_nfields; i++) {
+        uint64_t v = *(const uint64_t *)((const char *)c + st_counts_fields[i].offset);
+        if (v) {
+            out = st_put_u(out, st_counts_fields[i].id);
+            out = st_put_u(out, v);
+        }
+    }
+    for (unsigned call = 0; call < ST_CALL_COUNT; call++)
+        for (unsigned k = 0; k < 5; k++) {
+            uint64_t v = *st_call_cost_field((struct st_call_cost *)&c->by_call[call], k);
+            if (v) {
+                out = st_put_u(out, ST_FIELD_BY_CALL + 8u * call + k);
+                out = st_put_u(out, v);
+            }
+        }
+    return out;
+}
+
+int st_counts_decode(const uint8_t **p, const uint8_t *end, struct st_counts *c,
+                     const uint8_t *call_map, size_t ncalls)
+{
+    uint64_t n;
+    if (st_get_u(p, end, &n) != 0 || n > (uint64_t)(end - *p) / 2)
+        return -1;
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t id, v;
+        if (st_get_u(p, end, &id) != 0 || st_get_u(p, end, &v) != 0)
+            return -1;
+        if (id >= 1 && id <= ST_TRACE_FIELD_SCALARS) {
+            for (size_t k = 0; k < st_counts_nfields; k++)
+                if (st_counts_fields[k].id == id)
+                    *(uint64_t *)((char *)c + st_counts_fields[k].offset) += v;
+        } else if (id >= ST_FIELD_BY_CALL) {
+            uint64_t call = (id - ST_FIELD_BY_CALL) / 8, k = (id - ST_FIELD_BY_CALL) % 8;
+            if (call >= ncalls || k > 4)
+                return -1;
+            unsigned local = call_map[call] < ST_CALL_COUNT ? call_map[call] : ST_CALL_OTHER;
+            *st_call_cost_field(&c->by_call[local], (unsigned)k) += v;
+        }
+        /* 13..63: a counter of a newer minor version, skipped. */
+    }
+    return 0;
+}

@@ -1,0 +1,1051 @@
+/* trace_reader.c — see trace_reader.h; the format is in
+ * include/seektrace/trace_format.h. */
+#define _GNU_SOURCE 1
+#include "trace_reader.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "trace_codec.h"
+
+#define BLOCK_BYTES (1u << 20)
+#define MAX_CHUNK_SIZE (16u << 20)
+#define MAX_HEADER_SIZE (16u << 20)
+#define MAX_FOOTER (1ull << 30)
+
+struct st_trace_reader {
+    char *path;
+    int fd;
+    struct st_trace_info info;
+    uint64_t nslots;               /* chunk slots to visit */
+    uint64_t skip_from, skip_to;   /* the footer's chunk slots */
+    uint8_t *block;
+    uint64_t block_first, block_n; /* chunk slots held in block */
+    uint64_t slot;                 /* next slot to decode */
+    /* the chunk being decoded */
+    int in_chunk;
+    const uint8_t *base, *p, *end;
+    uint64_t chunk_index;
+    uint32_t tid;
+    /* decoding state (trace_format.h) */
+    uint64_t time;
+    uint32_t target;
+    int call;
+    int64_t expected, last_size;
+    /* statistics */
+    uint64_t bytes, chunks_read;
+};
+
+static void fail(char *err, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void fail(char *err, const char *path, const char *fmt, ...)
+{
+    int n = snprintf(err, ST_TRACE_ERROR_MAX, "%s: ", path);
+    if (n < 0 || n >= ST_TRACE_ERROR_MAX)
+        n = 0;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err + n, ST_TRACE_ERROR_MAX - (size_t)n, fmt, ap);
+    va_end(ap);
+    /* One line, whatever a path held. */
+    for (char *c = err; *c; c++)
+        if (*c == '\n' || *c == '\r')
+            *c = ' ';
+}
+
+const char *st_trace_status(const struct st_trace_info *info)
+{
+    if (info->truncated || info->lost)
+        return "truncated";
+    return info->finished ? "complete" : "partial";
+}
+
+const char *st_trace_kind_name(unsigned kind)
+{
+    static const char *const names[] = {
+        [ST_EV_TARGET] = "target",     [ST_EV_FILE_DEF] = "file",   [ST_EV_STREAM_DEF] = "stream",
+        [ST_EV_BUF] = "buffer",        [ST_EV_CALL] = "call",       [ST_EV_END] = "end",
+        [ST_EV_COUNT] = "count",       [ST_EV_READ] = "read",       [ST_EV_READ_REREAD] = "read",
+        [ST_EV_REREAD] = "reread",     [ST_EV_LSEEK] = "lseek",     [ST_EV_FSTAT] = "fstat",
+        [ST_EV_WRITE] = "write",       [ST_EV_DELIVER] = "deliver", [ST_EV_SEEK] = "seek",
+        [ST_EV_SITE_DEF] = "site",     [ST_EV_MODULE] = "module",   [ST_EV_MARK] = "mark",
+        [ST_EV_CLOSE] = "close",       [ST_EV_LOST] = "lost",       [ST_EV_CELL_DEF] = "cell",
+    };
+    return kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "?";
+}
+
+/* Reads exactly n bytes at off; -1 with errno, or -2 when the file ends. */
+static int read_at(int fd, void *buf, size_t n, uint64_t off)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = pread(fd, (char *)buf + done, n - done, (off_t)(off + done));
+        if (k < 0) {
+            if (errno == EINTR)
+                continue;
+            return -1;
+        }
+        if (k == 0)
+            return -2;
+        done += (size_t)k;
+    }
+    return 0;
+}
+
+static char *dup_bytes(const uint8_t *p, size_t n)
+{
+    char *s = malloc(n + 1);
+    if (s) {
+        memcpy(s, p, n);
+        s[n] = '\0';
+    }
+    return s;
+}
+
+/* Splits NUL-terminated strings; NULL on a malformed list or no memory. */
+static char **split_nul(const uint8_t *p, size_t n, int *count)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += p[i] == '\0';
+    if (n && p[n - 1] != '\0')
+        k++; /* a last argument cut short: kept */
+    if (k > 65536)
+        return NULL;
+    char **v = calloc(k + 1, sizeof *v);
+    if (!v)
+        return NULL;
+    size_t start = 0, j = 0;
+    for (size_t i = 0; i <= n && j < k; i++)
+        if (i == n || p[i] == '\0') {
+            if (i > start || i < n)
+                v[j++] = dup_bytes(p + start, i - start);
+            start = i + 1;
+        }
+    *count = (int)j;
+    return v;
+}
+
+static int parse_info(struct st_trace_reader *r, const uint8_t *p, const uint8_t *end, char *err)
+{
+    struct st_trace_info *in = &r->info;
+    const uint8_t *start = p;
+    while (p < end) {
+        uint64_t tag, len;
+        const uint8_t *at = p;
+        if (st_get_u(&p, end, &tag) != 0 || st_get_u(&p, end, &len) != 0 ||
+            len > (uint64_t)(end - p)) {
+            fail(err, r->path, "corrupt process info record at byte %zu",
+                 (size_t)(ST_TRACE_FIXED_HEADER + (size_t)(at - start)));
+            return -1;
+        }
+        switch (tag) {
+        case ST_TRACE_INFO_CALLS: {
+            int n = 0;
+            char **names = split_nul(p, (size_t)len, &n);
+            if (!names || n > 255) {
+                fail(err, r->path, "corrupt call table at byte %zu",
+                     (size_t)(ST_TRACE_FIXED_HEADER + (size_t)(at - start)));
+                if (names)
+                    for (int i = 0; i < n; i++)
+                        free(names[i]);
+                free(names);
+                return -1;
+            }
+            in->ncalls = (size_t)n;
+            for (int i = 0; i < n; i++) {
+                in->call_map[i] = ST_CALL_OTHER;
+                for (int k = 0; k < ST_CALL_COUNT; k++)
+                    if (names[i] && strcmp(names[i], st_call_name((enum st_call)k)) == 0)
+                        in->call_map[i] = (uint8_t)k;
+                free(names[i]);
+            }
+            free(names);
+            break;
+        }
+        case ST_TRACE_INFO_ARGV:
+            if (!in->argv)
+                in->argv = split_nul(p, (size_t)len, &in->argc);
+            break;
+        case ST_TRACE_INFO_EXE:
+            if (!in->exe)
+                in->exe = dup_bytes(p, (size_t)len);
+            break;
+        case ST_TRACE_INFO_CAPTURE:
+            if (!in->capture)
+                in->capture = dup_bytes(p, (size_t)len);
+            break;
+        case ST_TRACE_INFO_CAPTURE_REASON:
+            if (!in->capture_reason)
+                in->capture_reason = dup_bytes(p, (size_t)len);
+            break;
+        case ST_TRACE_INFO_HOST:
+            if (!in->host)
+                in->host = dup_bytes(p, (size_t)len);
+            break;
+        case ST_TRACE_INFO_PARENT_TRACE:
+            if (!in->parent_trace)
+                in->parent_trace = dup_bytes(p, (size_t)len);
+            break;
+        default:
+            break; /* a newer minor version's record */
+        }
+        p += len;
+    }
+    return 0;
+}
+
+static void free_info(struct st_trace_info *in)
+{
+    if (in->argv)
+        for (int i = 0; i < in->argc; i++)
+            free(in->argv[i]);
+    free(in->argv);
+    free(in->exe);
+    free(in->capture);
+    free(in->capture_reason);
+    free(in->host);
+    free(in->parent_trace);
+}
+
+void st_trace_close(struct st_trace_reader *r)
+{
+    if (!r)
+        return;
+    if (r->fd >= 0)
+        close(r->fd);
+    free_info(&r->info);
+    free(r->block);
+    free(r->path);
+    free(r);
+}
+
+struct st_trace_reader *st_trace_open(const char *path, char err[ST_TRACE_ERROR_MAX])
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        fail(err, path, "cannot open: %s", strerror(errno));
+        return NULL;
+    }
+    return st_trace_open_fd(fd, path, err);
+}
+
+struct st_trace_reader *st_trace_open_fd(int fd, const char *path, char err[ST_TRACE_ERROR_MAX])
+{
+    struct st_trace_reader *r = calloc(1, sizeof *r);
+    if (!r || !(r->path = strdup(path))) {
+        free(r);
+        close(fd);
+        fail(err, path, "out of memory");
+        return NULL;
+    }
+    r->fd = fd;
+    struct stat st;
+    if (r->fd < 0 || fstat(r->fd, &st) != 0) {
+        fail(err, path, "cannot open: %s", strerror(errno));
+        goto bad;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        fail(err, path, "is a directory, not a trace");
+        goto bad;
+    }
+    struct st_trace_header h;
+    memset(&h, 0, sizeof h);
+    uint64_t size = (uint64_t)st.st_size;
+    size_t got = size < sizeof h ? (size_t)size : sizeof h;
+    if (read_at(r->fd, &h, got, 0) == -1) {
+        fail(err, path, "cannot read: %s", strerror(errno));
+        goto bad;
+    }
+    if (got < ST_TRACE_MAGIC_LEN || memcmp(h.magic, ST_TRACE_MAGIC, ST_TRACE_MAGIC_LEN) != 0) {
+        fail(err, path, "not a seektrace trace (no \\x89SKTRACE magic at byte 0)");
+        goto bad;
+    }
+    if (got < sizeof h) {
+        fail(err, path, "truncated: the file ends at byte %" PRIu64 ", inside its %u-byte header",
+             size, (unsigned)sizeof h);
+        goto bad;
+    }
+    if (h.endian != ST_TRACE_ENDIAN) {
+        fail(err, path, "written with the other byte order (endian mark 0x%08x at byte 8); "
+                        "this seektrace reads only little-endian traces", h.endian);
+        goto bad;
+    }
+    if (h.version_major != ST_TRACE_VERSION_MAJOR) {
+        fail(err, path, "trace format version %u.%u (byte 12); this seektrace reads version %d.x%s",
+             h.version_major, h.version_minor, ST_TRACE_VERSION_MAJOR,
+             h.version_major > ST_TRACE_VERSION_MAJOR ? ": upgrade seektrace" : "");
+        goto bad;
+    }
+    if (h.chunk_size < 4096 || h.chunk_size > MAX_CHUNK_SIZE || h.chunk_size % 4096 ||
+        h.header_size < 4096 || h.header_size > MAX_HEADER_SIZE || h.header_size % 4096 ||
+        h.info_size > h.header_size - ST_TRACE_FIXED_HEADER) {
+        fail(err, path, "corrupt header at byte 16: header size %u, chunk size %u, info size %u",
+             h.header_size, h.chunk_size, h.info_size);
+        goto bad;
+    }
+    if (h.clock != ST_TRACE_CLOCK_MONOTONIC || h.state > ST_TRACE_STATE_FINISHED) {
+        fail(err, path, "corrupt header at byte %s: unknown %s %u",
+             h.clock != ST_TRACE_CLOCK_MONOTONIC ? "28" : "80",
+             h.clock != ST_TRACE_CLOCK_MONOTONIC ? "clock" : "state",
+             h.clock != ST_TRACE_CLOCK_MONOTONIC ? h.clock : h.state);
+        goto bad;
+    }
+    if (size < h.header_size) {
+        fail(err, path, "truncated: the file ends at byte %" PRIu64 ", inside its %u-byte header",
+             size, h.header_size);
+        goto bad;
+    }
+    struct st_trace_info *in = &r->info;
+    in->version_major = h.version_major;
+    in->version_minor = h.version_minor;
+    in->pid = (long)h.pid;
+    in->ppid = (long)h.ppid;
+    in->start_realtime_ns = h.start_realtime_ns;
+    in->start_ns = h.start_ns;
+    in->end_ns = h.end_ns;
+    in->header_size = h.header_size;
+    in->chunk_size = h.chunk_size;
+    in->flags = h.flags;
+    in->file_size = size;
+    in->cap_bytes = h.cap_bytes;
+    in->events_lost = h.events_lost;
+    in->truncated = (h.live_flags & ST_TRACE_LIVE_TRUNCATED) != 0;
+    in->lost = (h.live_flags & ST_TRACE_LIVE_LOST) != 0;
+    if (h.info_size) {
+        uint8_t *info = malloc(h.info_size);
+        if (!info || read_at(r->fd, info, h.info_size, ST_TRACE_FIXED_HEADER) != 0) {
+            free(info);
+            fail(err, path, "cannot read the process info");
+            goto bad;
+        }
+        int ok = parse_info(r, info, info + h.info_size, err);
+        free(info);
+        if (ok != 0)
+            goto bad;
+    }
+    uint64_t slots = (size - h.header_size) / h.chunk_size;
+    if (h.state == ST_TRACE_STATE_FINISHED) {
+        uint64_t fo = h.footer_offset, fs = h.footer_size;
+        if (fo < h.header_size || (fo - h.header_size) % h.chunk_size || fs < ST_TRACE_FOOTER_FRAME ||
+            fs > MAX_FOOTER || fo > size || fs > size - fo) {
+            fail(err, path, "%s: footer at byte %" PRIu64 " (%" PRIu64 " bytes) %s",
+                 fo > size || (fo <= size && fs > size - fo) ? "truncated" : "corrupt header",
+                 fo, fs, fo > size || (fo <= size && fs > size - fo)
+                             ? "lies beyond the end of the file" : "is not where a footer can be");
+            goto bad;
+        }
+        in->finished = 1;
+        in->footer_offset = fo;
+        in->footer_size = fs;
+        r->skip_from = (fo - h.header_size) / h.chunk_size;
+        r->skip_to = r->skip_from + (fs + h.chunk_size - 1) / h.chunk_size;
+        /* A finished trace ends with its footer, whose last chunk may be
+         * short; every chunk the header counts is read (a missing one is
+         * reported as the file being truncated). */
+        in->chunks = h.chunks;
+    } else {
+        /* A partial trace may end in chunks handed out but never counted in
+         * the header (killed in between) and in zeroed space grown ahead. */
+        in->chunks = h.chunks + 4096 < slots ? h.chunks + 4096 : slots;
+    }
+    r->nslots = in->chunks;
+    /* One block of chunks, never more than the file holds. */
+    uint64_t want = (size - h.header_size) < BLOCK_BYTES ? size - h.header_size : BLOCK_BYTES;
+    r->block = malloc(want > h.chunk_size ? want : h.chunk_size);
+    if (!r->block) {
+        fail(err, path, "out of memory");
+        goto bad;
+    }
+    return r;
+bad:
+    st_trace_close(r);
+    return NULL;
+}
+
+const struct st_trace_info *st_trace_info(const struct st_trace_reader *r)
+{
+    return &r->info;
+}
+
+const char *st_trace_path(const struct st_trace_reader *r)
+{
+    return r->path;
+}
+
+uint64_t st_trace_bytes_read(const struct st_trace_reader *r)
+{
+    return r->bytes;
+}
+
+uint64_t st_trace_chunks_read(const struct st_trace_reader *r)
+{
+    return r->chunks_read;
+}
+
+/* Loads the block holding slot; 0, or -1 (err set). */
+static int load_block(struct st_trace_reader *r, uint64_t slot, char *err)
+{
+    uint32_t cs = r->info.chunk_size;
+    uint64_t room = r->info.file_size - r->info.header_size;
+    uint64_t per = (room < BLOCK_BYTES ? room : BLOCK_BYTES) / cs;
+    if (!per)
+        per = 1;
+    uint64_t n = r->nslots - slot < per ? r->nslots - slot : per;
+    uint64_t off = r->info.header_size + slot * (uint64_t)cs;
+    /* Only whole chunks the file holds (the footer's may be short: it is
+     * never loaded). */
+    uint64_t whole = off < r->info.file_size ? (r->info.file_size - off) / cs : 0;
+    if (n > whole)
+        n = whole;
+    int rc = n ? read_at(r->fd, r->block, (size_t)(n * cs), off) : -2;
+    if (rc != 0) {
+        fail(err, r->path, rc == -2 ? "truncated: the file ends inside chunk %" PRIu64 " (byte %" PRIu64 ")"
+                                    : "cannot read chunk %" PRIu64 " (byte %" PRIu64 ")",
+             slot, off);
+        return -1;
+    }
+    r->block_first = slot;
+    r->block_n = n;
+    return 0;
+}
+
+/* Moves to the next chunk with data: 1, 0 at the end, -1 on bad input. */
+static int next_chunk(struct st_trace_reader *r, char *err)
+{
+    uint32_t cs = r->info.chunk_size;
+    while (r->slot < r->nslots) {
+        uint64_t slot = r->slot++;
+        if (slot >= r->skip_from && slot < r->skip_to)
+            continue;
+        if (slot < r->block_first || slot >= r->block_first + r->block_n || !r->block_n)
+            if (load_block(r, slot, err) != 0)
+                return -1;
+        const uint8_t *c = r->block + (slot - r->block_first) * cs;
+        struct st_trace_chunk ch;
+        memcpy(&ch, c, sizeof ch);
+        uint64_t at = r->info.header_size + slot * (uint64_t)cs;
+        if (ch.magic == 0)
+            continue; /* handed out ahead, never written */
+        if (ch.magic != ST_TRACE_CHUNK_MAGIC) {
+            fail(err, r->path, "corrupt chunk %" PRIu64 " at byte %" PRIu64 ": bad magic 0x%08x",
+                 slot, at, ch.magic);
+            return -1;
+        }
+        if (ch.index != (uint32_t)slot || ch.used > cs - ST_TRACE_CHUNK_HEADER) {
+            fail(err, r->path, "corrupt chunk %" PRIu64 " at byte %" PRIu64 ": %s", slot, at,
+                 ch.index != (uint32_t)slot ? "its header names another chunk"
+                                            : "it claims more bytes than it holds");
+            return -1;
+        }
+        r->chunks_read++;
+        r->in_chunk = 1;
+        r->base = c;
+        r->p = c + ST_TRACE_CHUNK_HEADER;
+        r->end = r->p + ch.used;
+        r->chunk_index = slot;
+        r->tid = ch.tid;
+        r->time = ch.base_ns;
+        r->target = 0;
+        r->call = -1;
+        r->expected = -1;
+        r->last_size = 0;
+        r->bytes += ch.used;
+        return 1;
+    }
+    return 0;
+}
+
+/* Decoding helpers: each returns 0 or -1 (then *why says what). */
+#define U(var)                                                                       \
+    do {                                                                             \
+        if (st_get_u(&p, end, &(var)) != 0) {                                        \
+            why = "a number runs past the end of the chunk's data";                 \
+            goto corrupt;                                                            \
+        }                                                                            \
+    } while (0)
+#define S(var)                                                                       \
+    do {                                                                             \
+        uint64_t u_;                                                                 \
+        U(u_);                                                                       \
+        (var) = st_unzigzag(u_);                                                     \
+    } while (0)
+#define BYTE(var)                                                                    \
+    do {                                                                             \
+        if (p >= end) {                                                              \
+            why = "the event runs past the end of the chunk's data";                \
+            goto corrupt;                                                            \
+        }                                                                            \
+        (var) = *p++;                                                                \
+    } while (0)
+#define ID(var)                                                                      \
+    do {                                                                             \
+        uint64_t v_;                                                                 \
+        U(v_);                                                                       \
+        if (v_ > UINT32_MAX) {                                                       \
+            why = "an id out of range";                                              \
+            goto corrupt;                                                            \
+        }                                                                            \
+        (var) = (uint32_t)v_;                                                        \
+    } while (0)
+
+static int add_ok(int64_t a, int64_t b, int64_t *out)
+{
+    return !__builtin_add_overflow(a, b, out);
+}
+
+/* The flag bits each kind may carry (trace_format.h). */
+static const uint8_t allowed_flags[ST_EV_KIND_MAX + 1] = {
+    [ST_EV_CALL] = ST_EV_F1,
+    [ST_EV_READ] = ST_EV_F1 | ST_EV_F2 | ST_EV_F3,
+    [ST_EV_READ_REREAD] = ST_EV_F1 | ST_EV_F2 | ST_EV_F3,
+    [ST_EV_LSEEK] = ST_EV_F1 | ST_EV_F2 | ST_EV_F3,
+    [ST_EV_FSTAT] = ST_EV_F1,
+    [ST_EV_DELIVER] = ST_EV_F1,
+    [ST_EV_SEEK] = ST_EV_F1,
+};
+
+int st_trace_next(struct st_trace_reader *r, struct st_trace_event *ev,
+                  char err[ST_TRACE_ERROR_MAX])
+{
+    for (;;) {
+        if (!r->in_chunk || r->p >= r->end) {
+            r->in_chunk = 0;
+            int rc = next_chunk(r, err);
+            if (rc <= 0)
+                return rc;
+            continue;
+        }
+        const uint8_t *p = r->p, *end = r->end;
+        const char *why = "?";
+        memset(ev, 0, offsetof(struct st_trace_event, frames));
+        ev->nframes = 0;
+        ev->tid = r->tid;
+        ev->chunk = r->chunk_index;
+        ev->file_offset = r->info.header_size + r->chunk_index * (uint64_t)r->info.chunk_size +
+                          (uint64_t)(p - r->base);
+        ev->call = -1;
+        uint8_t hdr = *p++;
+        unsigned kind = ST_EV_KIND(hdr);
+        ev->kind = kind;
+        uint64_t v, dt;
+        unsigned cb;
+        /* A call byte, given or "same as before". */
+#define CALL_FIELD(flag)                                                             \
+        do {                                                                         \
+            if (hdr & (flag)) {                                                      \
+                if (r->call < 0) {                                                   \
+                    why = "\"same call\" with no call before it in the chunk";       \
+                    goto corrupt;                                                    \
+                }                                                                    \
+                ev->call = r->call;                                                  \
+            } else {                                                                 \
+                BYTE(cb);                                                            \
+                if (cb >= r->info.ncalls) {                                          \
+                    why = "a call kind outside the trace's call table";              \
+                    goto corrupt;                                                    \
+                }                                                                    \
+                ev->call = r->info.call_map[cb];                                     \
+            }                                                                        \
+            r->call = ev->call;                                                      \
+        } while (0)
+#define CAVEAT()                                                                     \
+        do {                                                                         \
+            U(v);                                                                    \
+            if (v > (uint64_t)(end - p)) {                                           \
+                why = "a stream's caveat runs past the end of the chunk's data";     \
+                goto corrupt;                                                        \
+            }                                                                        \
+            ev->str = (const char *)p;                                               \
+            ev->str_len = (size_t)v;                                                 \
+            p += v;                                                                  \
+        } while (0)
+#define TIME()                                                                       \
+        do {                                                                         \
+            U(dt);                                                                   \
+            r->time += dt;                                                           \
+            ev->time_ns = r->time;                                                   \
+        } while (0)
+        ev->time_ns = r->time;
+        ev->target = r->target;
+        switch (kind) {
+        case ST_EV_TARGET:
+            ID(r->target);
+            ev->target = r->target;
+            break;
+        case ST_EV_FILE_DEF:
+            ID(ev->id);
+            U(v);
+            if (v > (uint64_t)(end - p)) {
+                why = "a file name runs past the end of the chunk's data";
+                goto corrupt;
+            }
+            ev->str = (const char *)p;
+            ev->str_len = (size_t)v;
+            p += v;
+            break;
+        case ST_EV_STREAM_DEF: {
+            int64_t fd;
+            ID(ev->id);
+            ID(ev->file);
+            S(fd);
+            if (fd < -1 || fd > INT32_MAX) {
+                why = "a file descriptor out of range";
+                goto corrupt;
+            }
+            ev->fd = (int)fd;
+            U(ev->ordinal);
+            U(ev->buffer_size);
+            U(ev->requested_buffer_size);
+            BYTE(cb);
+            ev->buf_mode = cb & 15;
+            ev->buf_origin = cb >> 4;
+            if (ev->buf_mode > ST_TRACE_BUF_NONE || ev->buf_origin > ST_TRACE_ORIGIN_SIZE_IGNORED) {
+                why = "an unknown buffer mode";
+                goto corrupt;
+            }
+            CAVEAT();
+            break;
+        }
+        case ST_EV_BUF:
+            ID(ev->id);
+            U(ev->buffer_size);
+            U(ev->requested_buffer_size);
+            BYTE(cb);
+            ev->buf_mode = cb & 15;
+            ev->buf_origin = cb >> 4;
+            if (ev->buf_mode > ST_TRACE_BUF_NONE || ev->buf_origin > ST_TRACE_ORIGIN_SIZE_IGNORED) {
+                why = "an unknown buffer mode";
+                goto corrupt;
+            }
+            CAVEAT();
+            break;
+        case ST_EV_CALL:
+            TIME();
+            BYTE(cb);
+            if (cb >= r->info.ncalls) {
+                why = "a call kind outside the trace's call table";
+                goto corrupt;
+            }
+            ev->call = r->call = r->info.call_map[cb];
+            ev->counted = (hdr & ST_EV_F1) != 0;
+            break;
+        case ST_EV_END:
+        case ST_EV_CLOSE:
+            if (kind == ST_EV_CLOSE)
+                ID(ev->id);
+            TIME();
+            break;
+        case ST_EV_COUNT:
+            BYTE(cb);
+            if (cb >= r->info.ncalls) {
+                why = "a call kind outside the trace's call table";
+                goto corrupt;
+            }
+            ev->call = r->call = r->info.call_map[cb];
+            break;
+        case ST_EV_READ:
+        case ST_EV_READ_REREAD: {
+            CALL_FIELD(ST_EV_F1);
+            TIME();
+            U(ev->dur_ns);
+            int64_t off = r->expected, res = r->last_size;
+            if (!(hdr & ST_EV_F2))
+                S(off);
+            if (!(hdr & ST_EV_F3))
+                S(res);
+            if (off < -1) {
+                why = "a negative file offset";
+                goto corrupt;
+            }
+            ev->offset = off;
+            ev->result = res;
+            r->last_size = res;
+            if (off >= 0 && !add_ok(off, res > 0 ? res : 0, &r->expected)) {
+                why = "a file offset beyond 2^63";
+                goto corrupt;
+            }
+            if (kind == ST_EV_READ_REREAD)
+                ev->reread = res > 0 ? (uint64_t)res : 0;
+            break;
+        }
+        case ST_EV_REREAD:
+            U(ev->reread);
+            break;
+        case ST_EV_LSEEK: {
+            CALL_FIELD(ST_EV_F1);
+            TIME();
+            U(ev->dur_ns);
+            int64_t res;
+            if (hdr & ST_EV_F3) {
+                res = -1;
+            } else if (hdr & ST_EV_F2) {
+                res = r->expected;
+            } else {
+                int64_t d;
+                S(d);
+                if (!add_ok(d, r->expected > 0 ? r->expected : 0, &res) || res < 0) {
+                    why = "an lseek result out of range";
+                    goto corrupt;
+                }
+            }
+            ev->result = res;
+            if (res >= 0)
+                r->expected = res;
+            break;
+        }
+        case ST_EV_FSTAT:
+            CALL_FIELD(ST_EV_F1);
+            TIME();
+            U(ev->dur_ns);
+            break;
+        case ST_EV_WRITE: {
+            TIME();
+            U(ev->dur_ns);
+            S(ev->result);
+            if (ev->result > 0 && r->expected >= 0 &&
+                !add_ok(r->expected, ev->result, &r->expected)) {
+                why = "a file offset beyond 2^63";
+                goto corrupt;
+            }
+            break;
+        }
+        case ST_EV_DELIVER:
+            U(ev->requested);
+            if (hdr & ST_EV_F1)
+                ev->delivered = ev->requested;
+            else
+                U(ev->delivered);
+            break;
+        case ST_EV_SEEK:
+            ev->kept = (hdr & ST_EV_F1) != 0;
+            if (ev->kept)
+                U(ev->resync);
+            break;
+        case ST_EV_SITE_DEF:
+            ID(ev->id);
+            U(v);
+            if (v == 0 || v > 16) {
+                why = "a call site with no frames or more than 16";
+                goto corrupt;
+            }
+            ev->nframes = (size_t)v;
+            for (size_t i = 0; i < ev->nframes; i++)
+                U(ev->frames[i]);
+            break;
+        case ST_EV_MODULE:
+            U(ev->start);
+            U(ev->length);
+            U(ev->module_offset);
+            U(v);
+            if (v > (uint64_t)(end - p)) {
+                why = "a module path runs past the end of the chunk's data";
+                goto corrupt;
+            }
+            ev->str = (const char *)p;
+            ev->str_len = (size_t)v;
+            p += v;
+            break;
+        case ST_EV_MARK:
+            TIME();
+            U(v);
+            if (v > (uint64_t)(end - p)) {
+                why = "a mark's label runs past the end of the chunk's data";
+                goto corrupt;
+            }
+            ev->str = (const char *)p;
+            ev->str_len = (size_t)v;
+            p += v;
+            break;
+        case ST_EV_LOST:
+            U(ev->n);
+            break;
+        case ST_EV_CELL_DEF:
+            ID(ev->id);
+            ID(ev->owner);
+            ID(ev->site);
+            r->target = ev->id;
+            ev->target = ev->id;
+            break;
+        default:
+            why = "an unknown event kind";
+            goto corrupt;
+        }
+        if (hdr & 0xe0 & ~allowed_flags[kind] || (kind == ST_EV_LSEEK && (hdr & ST_EV_F2) &&
+                                                  (hdr & ST_EV_F3))) {
+            why = "flags this kind of event does not have";
+            goto corrupt;
+        }
+        r->p = p;
+        return 1;
+    corrupt:
+        fail(err, r->path, "corrupt event at byte %" PRIu64 " (chunk %" PRIu64 ", a %s event): %s",
+             ev->file_offset, r->chunk_index, st_trace_kind_name(kind), why);
+        return -1;
+    }
+}
+#undef U
+#undef S
+#undef BYTE
+#undef ID
+
+/* ---- the footer ---------------------------------------------------------- */
+
+/* A bump allocator whose blocks are freed together. */
+struct mem_block {
+    struct mem_block *next;
+    size_t used, size;
+    max_align_t data[];
+};
+
+static void *mem_alloc(struct mem_block **head, size_t n)
+{
+    n = (n + 15) & ~(size_t)15;
+    struct mem_block *b = *head;
+    if (!b || b->size - b->used < n) {
+        size_t size = n > 65536 ? n : 65536;
+        struct mem_block *nb = malloc(sizeof *nb + size);
+        if (!nb)
+            return NULL;
+        nb->size = size;
+        nb->used = 0;
+        if (b && n > 65536) { /* a big one: keep filling the current block */
+            nb->next = b->next;
+            b->next = nb;
+        } else {
+            nb->next = b;
+            *head = nb;
+        }
+        b = nb;
+    }
+    void *p = (char *)b->data + b->used;
+    b->used += n;
+    memset(p, 0, n);
+    return p;
+}
+
+void st_trace_mem_free(void *block)
+{
+    struct mem_block *b = block;
+    while (b) {
+        struct mem_block *next = b->next;
+        free(b);
+        b = next;
+    }
+}
+
+struct fcur {
+    const uint8_t *p, *end;
+    struct mem_block **mem;
+};
+
+static int f_u(struct fcur *c, uint64_t *v)
+{
+    return st_get_u(&c->p, c->end, v);
+}
+
+/* A length-prefixed string; *s NULL for length 0. */
+static int f_str(struct fcur *c, const char **s)
+{
+    uint64_t n;
+    if (f_u(c, &n) != 0 || n > (uint64_t)(c->end - c->p))
+        return -1;
+    if (n == 0) {
+        *s = NULL;
+        return 0;
+    }
+    char *d = mem_alloc(c->mem, (size_t)n + 1);
+    if (!d)
+        return -1;
+    memcpy(d, c->p, (size_t)n);
+    c->p += n;
+    *s = d;
+    return 0;
+}
+
+static int f_counts(struct fcur *c, struct st_counts *out, const struct st_trace_info *in)
+{
+    return st_counts_decode(&c->p, c->end, out, in->call_map, in->ncalls);
+}
+
+static int f_process(struct fcur *c, struct st_report *r)
+{
+    uint64_t pid, ppid, argc;
+    if (f_u(c, &pid) != 0 || f_u(c, &ppid) != 0 || f_u(c, &argc) != 0 ||
+        argc > (uint64_t)(c->end - c->p))
+        return -1;
+    r->pid = (long)pid;
+    r->ppid = (long)ppid;
+    const char **argv = mem_alloc(c->mem, sizeof *argv * (size_t)(argc ? argc : 1));
+    if (!argv)
+        return -1;
+    for (uint64_t i = 0; i < argc; i++) {
+        if (f_str(c, &argv[i]) != 0)
+            return -1;
+        if (!argv[i])
+            argv[i] = "";
+    }
+    r->argv = argv;
+    r->argc = (int)argc;
+    if (f_str(c, &r->capture) != 0 || f_str(c, &r->capture_reason) != 0)
+        return -1;
+    if (!r->capture)
+        r->capture = "exact";
+    return 0;
+}
+
+static int f_file(struct fcur *c, struct st_report_file *f, const struct st_trace_info *in)
+{
+    uint64_t n;
+    if (f_str(c, &f->path) != 0 || f_counts(c, &f->counts, in) != 0 || f_u(c, &n) != 0 ||
+        n > (uint64_t)(c->end - c->p))
+        return -1;
+    if (!f->path)
+        f->path = "";
+    f->nstreams = (size_t)n;
+    f->streams = n ? mem_alloc(c->mem, sizeof *f->streams * (size_t)n) : NULL;
+    if (n && !f->streams)
+        return -1;
+    for (size_t i = 0; i < f->nstreams; i++) {
+        struct st_report_stream *s = &f->streams[i];
+        uint64_t fd, size, req;
+        if (f_u(c, &fd) != 0 || f_u(c, &size) != 0 || f_u(c, &req) != 0 || c->p >= c->end)
+            return -1;
+        int64_t sfd = st_unzigzag(fd);
+        uint8_t b = *c->p++;
+        if (sfd < -1 || sfd > INT32_MAX || (b & 15) > ST_TRACE_BUF_NONE ||
+            (b >> 4) > ST_TRACE_ORIGIN_SIZE_IGNORED)
+            return -1;
+        s->fd = (int)sfd;
+        s->buffer_size = size;
+        s->requested_buffer_size = req;
+        s->mode = (enum st_buf_mode)(b & 15);
+        s->origin = (enum st_buf_origin)(b >> 4);
+        if (f_str(c, &s->caveat) != 0 || f_counts(c, &s->counts, in) != 0)
+            return -1;
+    }
+    if (f_u(c, &n) != 0 || n > (uint64_t)(c->end - c->p))
+        return -1;
+    f->nsites = (size_t)n;
+    f->sites = n ? mem_alloc(c->mem, sizeof *f->sites * (size_t)n) : NULL;
+    if (n && !f->sites)
+        return -1;
+    for (size_t i = 0; i < f->nsites; i++) {
+        struct st_report_site *s = &f->sites[i];
+        uint64_t nf;
+        if (f_u(c, &nf) != 0 || nf > 64)
+            return -1;
+        struct st_report_frame *frames = nf ? mem_alloc(c->mem, sizeof *frames * (size_t)nf) : NULL;
+        if (nf && !frames)
+            return -1;
+        for (uint64_t k = 0; k < nf; k++) {
+            uint64_t line;
+            if (f_str(c, &frames[k].function) != 0 || f_str(c, &frames[k].source) != 0 ||
+                f_u(c, &line) != 0 || line > INT32_MAX || f_str(c, &frames[k].module) != 0 ||
+                f_u(c, &frames[k].offset) != 0)
+                return -1;
+            frames[k].line = (int)line;
+        }
+        s->frames = frames;
+        s->nframes = (int)nf;
+        if (f_counts(c, &s->counts, in) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int st_trace_footer_report(struct st_trace_reader *r, struct st_report *out, void **block,
+                           char err[ST_TRACE_ERROR_MAX])
+{
+    memset(out, 0, sizeof *out);
+    *block = NULL;
+    const struct st_trace_info *in = &r->info;
+    if (!in->finished)
+        return 0;
+    uint8_t *buf = malloc((size_t)in->footer_size);
+    if (!buf) {
+        fail(err, r->path, "out of memory reading the footer");
+        return -1;
+    }
+    int rc = read_at(r->fd, buf, (size_t)in->footer_size, in->footer_offset);
+    uint32_t len, crc;
+    memcpy(&len, buf + 8, 4);
+    memcpy(&crc, buf + 12, 4);
+    if (rc != 0 || memcmp(buf, ST_TRACE_FOOTER_MAGIC, 8) != 0 ||
+        len != in->footer_size - ST_TRACE_FOOTER_FRAME) {
+        fail(err, r->path, "corrupt footer at byte %" PRIu64 ": %s", in->footer_offset,
+             rc != 0 ? "cannot read it" : memcmp(buf, ST_TRACE_FOOTER_MAGIC, 8) ? "bad magic"
+                                                                                : "bad length");
+        free(buf);
+        return -1;
+    }
+    const uint8_t *payload = buf + ST_TRACE_FOOTER_FRAME;
+    if (st_crc32(0, payload, len) != crc) {
+        fail(err, r->path, "corrupt footer at byte %" PRIu64 ": checksum mismatch",
+             in->footer_offset);
+        free(buf);
+        return -1;
+    }
+    struct mem_block *mem = NULL;
+    struct fcur c = {payload, payload + len, &mem};
+    /* Files are counted first so the array is allocated once. */
+    size_t nfiles = 0;
+    {
+        struct fcur k = c;
+        while (k.p < k.end) {
+            uint64_t tag, n;
+            if (f_u(&k, &tag) != 0 || f_u(&k, &n) != 0 || n > (uint64_t)(k.end - k.p))
+                break;
+            nfiles += tag == ST_FOOT_FILE;
+            k.p += n;
+        }
+    }
+    out->files = mem_alloc(&mem, sizeof *out->files * (nfiles ? nfiles : 1));
+    int have_process = 0;
+    while (out->files && c.p < c.end) {
+        uint64_t tag, n;
+        const uint8_t *at = c.p;
+        if (f_u(&c, &tag) != 0 || f_u(&c, &n) != 0 || n > (uint64_t)(c.end - c.p))
+            goto corrupt_at;
+        struct fcur rec = {c.p, c.p + n, &mem};
+        c.p += n;
+        int ok = 0;
+        if (tag == ST_FOOT_PROCESS) {
+            ok = f_process(&rec, out);
+            have_process = 1;
+        } else if (tag == ST_FOOT_FILE && out->nfiles < nfiles) {
+            ok = f_file(&rec, &out->files[out->nfiles], in);
+            if (ok == 0)
+                out->nfiles++;
+        }
+        if (ok != 0 || (rec.p != rec.end && tag <= ST_FOOT_FILE)) {
+            c.p = at;
+            goto corrupt_at;
+        }
+    }
+    if (!out->files || !have_process) {
+        fail(err, r->path, "corrupt footer at byte %" PRIu64 ": %s", in->footer_offset,
+             out->files ? "no process record" : "out of memory");
+        st_trace_mem_free(mem);
+        free(buf);
+        return -1;
+    }
+    for (size_t i = 0; i < out->nfiles; i++)
+        st_counts_add(&out->totals, &out->files[i].counts);
+    free(buf);
+    *block = mem;
+    return 1;
+corrupt_at:
+    fail(err, r->path, "corrupt footer record at byte %" PRIu64,
+         in->footer_offset + ST_TRACE_FOOTER_FRAME + (uint64_t)(c.p - payload));
+    st_trace_mem_free(mem);
+    free(buf);
+    return -1;
+}

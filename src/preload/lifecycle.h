@@ -1,0 +1,70 @@
+/* lifecycle.h — the traced process's life around the program's I/O: which
+ * process owns the accounts, how it ends, and where its report may go.
+ *
+ * A preload library must report everything up to the end whichever way the
+ * process ends (return, exit, _exit, exec, a fatal signal) and must never
+ * change how it ends. docs/reliability.md states what is guaranteed and
+ * where it stops; the pieces live in
+ *   lifecycle.c          ownership (fork, vfork, _Fork), the stderr a report may use
+ *   lifecycle_exec.c     the exec family: the old image's report before execve
+ *   lifecycle_signals.c  fatal signals: report, then the program's own disposition
+ *   lifecycle_fds.c      close_range/closefrom: descriptors closed wholesale */
+#ifndef SEEKTRACE_LIFECYCLE_H
+#define SEEKTRACE_LIFECYCLE_H
+
+#include <signal.h>
+
+/* Called once from initialise(), after the settings are loaded. */
+void st_lifecycle_init(void);
+
+/* True in the process whose accounts live in this memory. False in a vfork
+ * child (it shares its parent's memory until it execs or _exits) and in a
+ * child made by a raw clone/fork syscall that bypassed glibc's fork: those
+ * must neither report nor touch the report state. One getpid syscall. */
+int st_lifecycle_is_owner(void);
+
+/* In a fork child (atfork, or our _Fork wrapper): this process now owns its
+ * copy of the accounts. */
+void st_lifecycle_child(void);
+
+/* The descriptor a report to stderr may be written to: the stderr the
+ * process started with (kept alive by st_lifecycle_fd_closing when the
+ * program closes or replaces fd 2), or -1 when writing to fd 2 could land
+ * in a file the program opened there itself. */
+int st_lifecycle_report_fd(void);
+
+/* fd is about to be closed or replaced by the program (close, dup2 onto it,
+ * fclose, close_range). For fd 2 while the report goes to stderr, keeps a
+ * close-on-exec duplicate of the original stderr at a high descriptor so the
+ * report still reaches it. Cheap for every other fd: one compare. */
+void st_lifecycle_fd_closing(int fd);
+
+/* Blocks every signal on this thread while a report is written, so that a
+ * SIGPIPE or SIGXFSZ our own write raises cannot kill the program and a
+ * SIGTERM cannot cut the report short. unblock discards the SIGPIPE and
+ * SIGXFSZ our writes left pending (never one the program had pending
+ * before) and restores the mask. */
+struct st_sigblock {
+    unsigned long old;     /* the thread's mask, kernel layout */
+    unsigned long pending; /* SIGPIPE/SIGXFSZ already pending before */
+};
+void st_lifecycle_block_signals(struct st_sigblock *b);
+void st_lifecycle_unblock_signals(const struct st_sigblock *b);
+
+/* exit_report.c: waits, up to max_ms, for a report another thread is
+ * writing (a fatal signal must not end the process under it). */
+void st_report_wait(int max_ms);
+
+/* lifecycle_signals.c: installs the fatal-signal handlers (from init). */
+void st_signals_init(void);
+
+/* Set while a fatal-signal handler writes the report: only async-signal-safe
+ * work then (no symbolization: it would dlopen libdw and malloc). */
+extern int st_report_from_signal;
+
+/* lifecycle_exec.c: zeroes every counter (after an exec that failed, whose
+ * report is already written). Concurrent increments from other threads in
+ * that instant may be lost; ranges are kept. */
+void st_lifecycle_zero_counts(void);
+
+#endif

@@ -1,0 +1,177 @@
+/* lifecycle_fds.c — close_range and closefrom.
+ *
+ * Daemons and sandboxes close every descriptor above 2 in one call. The fd
+ * table (fdtable.h) must forget the ones that were open, or a pipe or
+ * socket that later reuses the number would be charged to the old file.
+ * The open descriptors in the range are listed first (from /proc/self/fd,
+ * or by probing each number when no descriptor is left to read it with),
+ * the real call is made, and those that are gone are forgotten. When the
+ * range covers fd 2, the stderr a report goes to is kept first
+ * (st_lifecycle_fd_closing). None of this runs for CLOSE_RANGE_CLOEXEC,
+ * which closes nothing now. */
+#define _GNU_SOURCE 1
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/close_range.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "export.h"
+#include "fdtable.h"
+#include "lifecycle.h"
+#include "wrappers.h"
+
+typedef int (*close_range_fn)(unsigned int, unsigned int, int);
+typedef void (*closefrom_fn)(int);
+
+/* A set of descriptor numbers, from mmap (this may run in a forked child
+ * of a threaded program, where malloc is off limits). */
+struct fdset {
+    uint64_t *bits;
+    size_t nbits;
+};
+
+static int fdset_init(struct fdset *s, size_t nbits)
+{
+    size_t bytes = (nbits + 63) / 64 * sizeof(uint64_t);
+    s->nbits = nbits;
+    s->bits = mmap(NULL, bytes ? bytes : 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    return s->bits == MAP_FAILED ? -1 : 0;
+}
+
+static void fdset_free(struct fdset *s)
+{
+    size_t bytes = (s->nbits + 63) / 64 * sizeof(uint64_t);
+    munmap(s->bits, bytes ? bytes : 8);
+}
+
+static void fdset_add(struct fdset *s, size_t fd)
+{
+    if (fd < s->nbits)
+        s->bits[fd / 64] |= 1ULL << (fd % 64);
+}
+
+static int fdset_has(const struct fdset *s, size_t fd)
+{
+    return fd < s->nbits && (s->bits[fd / 64] >> (fd % 64) & 1);
+}
+
+/* Upper bound (exclusive) of descriptor numbers that can be open. */
+static size_t fd_bound(void)
+{
+    struct rlimit rl;
+    size_t bound = 1 << 20; /* the kernel's default nr_open */
+    if (syscall(SYS_getrlimit, RLIMIT_NOFILE, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
+        rl.rlim_max < bound)
+        bound = rl.rlim_max;
+    return bound;
+}
+
+struct linux_dirent64 {
+    uint64_t d_ino;
+    int64_t d_off;
+    unsigned short d_reclen;
+    unsigned char d_type;
+    char d_name[];
+};
+
+/* Open descriptors in [lo, hi]; -1 if they could not be listed. */
+static int list_open(unsigned lo, unsigned hi, struct fdset *out)
+{
+    size_t bound = fd_bound();
+    size_t top = (size_t)hi + 1 < bound ? (size_t)hi + 1 : bound;
+    if (lo >= top || fdset_init(out, top) != 0)
+        return -1;
+    int dir = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd",
+                           O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dir >= 0) {
+        char buf[4096];
+        long n;
+        while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0) {
+            for (long off = 0; off < n;) {
+                struct linux_dirent64 *d = (struct linux_dirent64 *)(buf + off);
+                off += d->d_reclen;
+                if (d->d_name[0] < '0' || d->d_name[0] > '9')
+                    continue;
+                size_t fd = 0;
+                for (const char *p = d->d_name; *p >= '0' && *p <= '9'; p++)
+                    fd = fd * 10 + (size_t)(*p - '0');
+                if (fd >= lo && fd != (size_t)dir)
+                    fdset_add(out, fd);
+            }
+        }
+        syscall(SYS_close, dir);
+        if (n == 0)
+            return 0;
+    }
+    /* No descriptor to spare (or no /proc): probe each number. */
+    for (size_t fd = lo; fd < top; fd++)
+        if (syscall(SYS_fcntl, (int)fd, F_GETFD) >= 0)
+            fdset_add(out, fd);
+    return 0;
+}
+
+static void forget_closed(unsigned lo, const struct fdset *was_open)
+{
+    for (size_t fd = lo; fd < was_open->nbits; fd++)
+        if (fdset_has(was_open, fd) && syscall(SYS_fcntl, (int)fd, F_GETFD) < 0)
+            st_fd_closed((int)fd);
+}
+
+static int range_call(unsigned lo, unsigned hi, int flags, close_range_fn real_range,
+                      closefrom_fn real_from)
+{
+    int entry_errno = errno;
+    int closes = !(flags & CLOSE_RANGE_CLOEXEC);
+    if (closes && lo <= 2 && hi >= 2)
+        st_lifecycle_fd_closing(2);
+    struct fdset open_before = {0};
+    int listed = closes && list_open(lo, hi, &open_before) == 0;
+    int r = 0;
+    errno = entry_errno;
+    if (real_range)
+        r = real_range(lo, hi, flags);
+    else if (real_from)
+        real_from((int)lo);
+    if (listed) {
+        int e = errno;
+        forget_closed(lo, &open_before);
+        fdset_free(&open_before);
+        errno = e;
+    }
+    return r;
+}
+
+ST_EXPORT(int, close_range, (unsigned int lo, unsigned int hi, int flags))
+{
+    st_ensure_init();
+    static close_range_fn real;
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "close_range");
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return range_call(lo, hi, flags, real, NULL);
+}
+
+ST_EXPORT(void, closefrom, (int lo))
+{
+    st_ensure_init();
+    static closefrom_fn real;
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "closefrom");
+    if (!real || lo < 0) {
+        if (real)
+            real(lo);
+        return;
+    }
+    range_call((unsigned)lo, UINT_MAX, 0, NULL, real);
+}

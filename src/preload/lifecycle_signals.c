@@ -1,0 +1,352 @@
+/* lifecycle_signals.c — fatal signals: write the report, then die exactly as
+ * the program would have.
+ *
+ * For each signal below whose disposition is SIG_DFL (the default action
+ * terminates the process), a handler of ours stands in for SIG_DFL. When it
+ * runs it writes the report, puts SIG_DFL back, queues the same signal (with
+ * its original siginfo) to the same thread and returns: the kernel then
+ * delivers it at the interrupted instruction and the process terminates by
+ * that signal, with a core dump where the default action makes one. Exit
+ * status, termination signal and core are the program's own.
+ *
+ * Transparency: the program never sees our handler. sigaction, signal,
+ * bsd_signal, ssignal, sysv_signal and sigset are wrapped: asking for
+ * SIG_DFL installs ours instead (and remembers the flags and mask asked
+ * for), asking for anything else installs that (ours is gone: the program's
+ * handler decides, and if it exits we report on the exit path), and the old
+ * disposition returned is SIG_DFL, with those flags and mask, wherever ours
+ * is installed. SIG_IGN (nohup, background jobs) is never touched.
+ *
+ * Limits (docs/reliability.md): a program that sets dispositions with the
+ * raw rt_sigaction syscall sees our handler; a handler installed with
+ * SA_RESETHAND falls back to the real SIG_DFL after its first delivery, so
+ * a second such signal ends the process without a report; a stack overflow
+ * with no alternate signal stack kills before any handler can run; while
+ * the report is written (typically well under a millisecond) the program's
+ * other threads keep running; SIGKILL cannot be caught.
+ *
+ * SEEKTRACE_SIGNALS=0 (or "off") installs nothing. */
+#define _GNU_SOURCE 1
+#include <dlfcn.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "exit_report.h"
+#include "export.h"
+#include "lifecycle.h"
+#include "warn.h"
+#include "wrappers.h"
+
+#ifndef SA_RESTORER
+#define SA_RESTORER 0x04000000
+#endif
+
+/* Every signal whose default action terminates the process, except SIGKILL
+ * (cannot be caught), SIGTRAP (debuggers), and the real-time signals (glibc
+ * keeps the first ones for itself). */
+static const int fatal_signals[] = {
+    SIGHUP,  SIGINT,  SIGQUIT, SIGILL,  SIGABRT, SIGBUS,    SIGFPE,  SIGSEGV, SIGUSR1,
+    SIGUSR2, SIGPIPE, SIGALRM, SIGTERM, SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF, SIGSYS,
+};
+
+#define NSIGS 65
+
+static int enabled;
+/* The signals above, by number. */
+static unsigned char fatal[NSIGS];
+
+/* What the program believes is installed wherever ours is: SIG_DFL with the
+ * flags, mask and restorer the kernel would report back to it. */
+static struct sigaction believed[NSIGS];
+/* The restorer glibc's sigaction puts in every action it installs. */
+static void (*glibc_restorer)(void);
+
+typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
+typedef __sighandler_t (*signal_fn)(int, __sighandler_t);
+
+static sigaction_fn real_sigaction;
+static signal_fn real_signal, real_bsd_signal, real_ssignal, real_sysv_signal,
+    real___sysv_signal, real_sigset;
+
+static void *next(const char *name)
+{
+    return dlsym(RTLD_NEXT, name);
+}
+
+static void resolve(void)
+{
+    if (__atomic_load_n(&real_sigaction, __ATOMIC_ACQUIRE))
+        return;
+    *(void **)&real_signal = next("signal");
+    *(void **)&real_bsd_signal = next("bsd_signal");
+    *(void **)&real_ssignal = next("ssignal");
+    *(void **)&real_sysv_signal = next("sysv_signal");
+    *(void **)&real___sysv_signal = next("__sysv_signal");
+    *(void **)&real_sigset = next("sigset");
+    sigaction_fn f;
+    *(void **)&f = next("sigaction");
+    __atomic_store_n(&real_sigaction, f, __ATOMIC_RELEASE);
+}
+
+static int is_caught(int sig)
+{
+    return sig > 0 && sig < NSIGS && fatal[sig] && enabled;
+}
+
+static void on_fatal(int sig, siginfo_t *si, void *ucv);
+
+static int is_ours(const struct sigaction *sa)
+{
+    return (sa->sa_flags & SA_SIGINFO) && sa->sa_sigaction == on_fatal;
+}
+
+static void our_action(int sig, struct sigaction *sa)
+{
+    memset(sa, 0, sizeof *sa);
+    sa->sa_sigaction = on_fatal;
+    sigfillset(&sa->sa_mask);
+    sa->sa_flags = SA_SIGINFO;
+    /* A stack overflow can only be reported from an alternate stack, if the
+     * program has one; the report itself runs on a stack of ours. */
+    if (sig == SIGSEGV || sig == SIGBUS)
+        sa->sa_flags |= SA_ONSTACK;
+}
+
+/* What the kernel would hold had the program's SIG_DFL request gone in. */
+static void remember_default(int sig, const struct sigaction *act)
+{
+    struct sigaction b;
+    memset(&b, 0, sizeof b);
+    b.sa_handler = SIG_DFL;
+    b.sa_mask = act->sa_mask;
+    sigdelset(&b.sa_mask, SIGKILL);
+    sigdelset(&b.sa_mask, SIGSTOP);
+    b.sa_flags = act->sa_flags | SA_RESTORER;
+    b.sa_restorer = glibc_restorer;
+    believed[sig] = b;
+}
+
+/* Replaces ours, in an old action the kernel reported, by what the program
+ * believes. Only the kernel's 64 signal bits of the mask are written, as
+ * glibc's sigaction does. */
+static void disguise(int sig, struct sigaction *old)
+{
+    if (!is_ours(old))
+        return;
+    old->sa_handler = SIG_DFL;
+    old->sa_flags = believed[sig].sa_flags;
+    old->sa_restorer = believed[sig].sa_restorer;
+    memcpy(&old->sa_mask, &believed[sig].sa_mask, sizeof(unsigned long));
+}
+
+static int do_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    resolve();
+    if (!is_caught(sig))
+        return real_sigaction(sig, act, old);
+    struct sigaction mine, want;
+    const struct sigaction *use = act;
+    int to_default = act && act->sa_handler == SIG_DFL;
+    if (to_default) {
+        want = *act; /* act may be old itself: read it before the call */
+        our_action(sig, &mine);
+        use = &mine;
+    }
+    int r = real_sigaction(sig, use, old);
+    if (r == 0) {
+        int e = errno;
+        if (old)
+            disguise(sig, old);
+        if (to_default)
+            remember_default(sig, &want);
+        errno = e;
+    }
+    return r;
+}
+
+ST_EXPORT(int, sigaction, (int sig, const struct sigaction *act, struct sigaction *old))
+{
+    st_ensure_init();
+    return do_sigaction(sig, act, old);
+}
+
+ST_EXPORT(int, __sigaction, (int sig, const struct sigaction *act, struct sigaction *old))
+{
+    st_ensure_init();
+    return do_sigaction(sig, act, old);
+}
+
+/* signal() and friends: SIG_DFL goes through do_sigaction with the flags
+ * and mask glibc's own function would use; anything else goes to the real
+ * function, whose answer is disguised. */
+static __sighandler_t via_real(signal_fn real, int sig, __sighandler_t h)
+{
+    __sighandler_t r = real(sig, h);
+    if (is_caught(sig) && r == (__sighandler_t)(void *)on_fatal) {
+        /* Our handler was installed: the program set SIG_DFL before. */
+        return SIG_DFL;
+    }
+    return r;
+}
+
+static __sighandler_t default_via_sigaction(int sig, int flags, int self_in_mask)
+{
+    struct sigaction act, old;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = SIG_DFL;
+    sigemptyset(&act.sa_mask);
+    if (self_in_mask)
+        sigaddset(&act.sa_mask, sig);
+    act.sa_flags = flags;
+    if (do_sigaction(sig, &act, &old) < 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+
+#define SIGNAL_LIKE(name, flags, self_in_mask)                                        \
+    ST_EXPORT(__sighandler_t, name, (int sig, __sighandler_t h))                      \
+    {                                                                                 \
+        st_ensure_init();                                                             \
+        resolve();                                                                    \
+        if (h == SIG_DFL && is_caught(sig))                                           \
+            return default_via_sigaction(sig, flags, self_in_mask);                   \
+        return via_real(real_##name, sig, h);                                         \
+    }
+/* BSD semantics: restart, the signal blocked in its handler. */
+SIGNAL_LIKE(signal, SA_RESTART, 1)
+SIGNAL_LIKE(bsd_signal, SA_RESTART, 1)
+SIGNAL_LIKE(ssignal, SA_RESTART, 1)
+/* System V semantics: one shot, not blocked, interrupting. */
+SIGNAL_LIKE(sysv_signal, SA_RESETHAND | SA_NODEFER, 0)
+SIGNAL_LIKE(__sysv_signal, SA_RESETHAND | SA_NODEFER, 0)
+#undef SIGNAL_LIKE
+
+/* sigset(sig, SIG_DFL) also unblocks sig and answers SIG_HOLD if it was
+ * blocked. */
+ST_EXPORT(__sighandler_t, sigset, (int sig, __sighandler_t h))
+{
+    st_ensure_init();
+    resolve();
+    if (h != SIG_DFL || !is_caught(sig))
+        return via_real(real_sigset, sig, h);
+    __sighandler_t old = default_via_sigaction(sig, 0, 0);
+    if (old == SIG_ERR)
+        return SIG_ERR;
+    sigset_t set, oset;
+    sigemptyset(&set);
+    sigaddset(&set, sig);
+    if (pthread_sigmask(SIG_UNBLOCK, &set, &oset) != 0)
+        return SIG_ERR;
+    return sigismember(&oset, sig) ? SIG_HOLD : old;
+}
+
+/* The report runs on a stack of ours: the handler may be on a small
+ * alternate stack (a stack overflow) or a thread's small stack. Only the
+ * thread that writes the report uses it. */
+#define REPORT_STACK (256 * 1024)
+static int stack_busy;
+static ucontext_t report_ctx, handler_ctx;
+
+static void report_trampoline(void)
+{
+    st_report_at_exit();
+}
+
+static void report_on_own_stack(void)
+{
+#if defined(__SANITIZE_ADDRESS__)
+    /* ASan cannot follow swapcontext (it warns, and may misreport). */
+    st_report_at_exit();
+    return;
+#endif
+    if (__atomic_exchange_n(&stack_busy, 1, __ATOMIC_ACQ_REL)) {
+        st_report_at_exit(); /* another thread is on it: this returns at once */
+        return;
+    }
+    void *stack = mmap(NULL, REPORT_STACK, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+    if (stack == MAP_FAILED || getcontext(&report_ctx) != 0) {
+        st_report_at_exit();
+        return;
+    }
+    report_ctx.uc_stack.ss_sp = stack;
+    report_ctx.uc_stack.ss_size = REPORT_STACK;
+    report_ctx.uc_link = &handler_ctx;
+    makecontext(&report_ctx, report_trampoline, 0);
+    if (swapcontext(&handler_ctx, &report_ctx) != 0)
+        st_report_at_exit();
+}
+
+int st_report_from_signal;
+
+static void on_fatal(int sig, siginfo_t *si, void *ucv)
+{
+    int saved_errno = errno;
+    if (st_lifecycle_is_owner()) {
+        st_report_from_signal = 1;
+        report_on_own_stack();
+        st_report_wait(2000); /* another thread may be writing it */
+    }
+    /* The program's own disposition, as it set it. */
+    resolve();
+    struct sigaction dfl = believed[sig];
+    dfl.sa_handler = SIG_DFL;
+    dfl.sa_flags &= ~SA_RESTORER;
+    real_sigaction(sig, &dfl, NULL);
+
+    /* Deliver it again to this thread, with its siginfo. It stays blocked
+     * until this handler returns; then the kernel delivers it at the
+     * interrupted instruction, whatever mask the interrupted code will have
+     * (sigsuspend's saved mask may block it: unblock it there). */
+    ucontext_t *uc = ucv;
+    if (uc)
+        sigdelset(&uc->uc_sigmask, sig);
+    long pid = syscall(SYS_getpid), tid = syscall(SYS_gettid);
+    if (!si || syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, si) != 0)
+        syscall(SYS_tgkill, pid, tid, sig);
+    errno = saved_errno;
+}
+
+static void read_setting(void)
+{
+    enabled = 1;
+    const char *v = getenv("SEEKTRACE_SIGNALS");
+    if (!v || !*v)
+        return;
+    if (strcmp(v, "0") == 0 || strcmp(v, "off") == 0)
+        enabled = 0;
+    else if (strcmp(v, "1") != 0 && strcmp(v, "on") != 0)
+        st_warn("SEEKTRACE_SIGNALS=%s is not 'on' or 'off'; using on", v);
+}
+
+void st_signals_init(void)
+{
+    read_setting();
+    resolve();
+    if (!enabled || !real_sigaction) {
+        enabled = 0;
+        return;
+    }
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
+        int sig = fatal_signals[i];
+        struct sigaction cur, mine;
+        if (real_sigaction(sig, NULL, &cur) != 0)
+            continue;
+        fatal[sig] = 1;
+        believed[sig] = cur;
+        if (cur.sa_handler != SIG_DFL)
+            continue; /* ignored, or a handler already (another constructor's) */
+        our_action(sig, &mine);
+        struct sigaction now;
+        if (real_sigaction(sig, &mine, NULL) == 0 && !glibc_restorer &&
+            real_sigaction(sig, NULL, &now) == 0)
+            glibc_restorer = now.sa_restorer; /* as the kernel reports it back */
+    }
+}

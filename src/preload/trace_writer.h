@@ -1,0 +1,151 @@
+/* trace_writer.h — recording every call and syscall to a trace file.
+ *
+ * With SEEKTRACE_TRACE=DIR, each process writes DIR/<name>.<pid>.sktrace
+ * (format: include/seektrace/trace_format.h). The calls below sit next to
+ * the places where the library counts something, one line each, and record
+ * the same fact as an event, so that the accounts can be rebuilt from the
+ * trace alone — also after a crash.
+ *
+ * Promises:
+ *   - Off (SEEKTRACE_TRACE unset): each call is one load and a branch.
+ *   - On, hot path: no lock, no malloc, no syscall — the event is encoded
+ *     into the calling thread's chunk, which lives in a shared mapping of
+ *     the file, so the kernel has it the moment it is written (SIGKILL
+ *     loses nothing committed). A full chunk takes the slow path: a new
+ *     chunk (an atomic add), and every so often growing the file (a short
+ *     spin lock and a few syscalls on a file we reopen and close again).
+ *   - No fd is kept open; nothing the program sees changes (errno is
+ *     preserved, files are created O_EXCL|O_NOFOLLOW|O_CLOEXEC, mode 0600).
+ *   - Past the size cap (SEEKTRACE_TRACE_MAX) events are counted as lost
+ *     and the trace is marked truncated; the accounts themselves are kept
+ *     and written in the footer at exit.
+ *   - The file is created on the first event, so a process that does no
+ *     file I/O (a shell that only forks and execs) leaves no trace.
+ *   - Each function here is safe to call from any thread, while the
+ *     library is busy, and from a signal handler: while one runs, the
+ *     thread counts as busy, so nothing it interrupts is recorded twice.
+ */
+#ifndef SEEKTRACE_TRACE_WRITER_H
+#define SEEKTRACE_TRACE_WRITER_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "counts.h"
+
+struct st_file;
+struct st_stream;
+struct st_report;
+
+/* Non-zero while events are recorded (set by st_trace_init). */
+extern int st_trace_on;
+
+#define ST_TRACE_LIKELY_OFF(x) __builtin_expect(!!(x), 0)
+
+/* Reads SEEKTRACE_TRACE (a directory; relative ones are taken from the
+ * working directory at start-up) and SEEKTRACE_TRACE_MAX (a size, default
+ * 256 MiB, at least 64 KiB) into st_config. Called by st_config_load(). */
+void st_trace_config_load(void);
+/* Start-up, after st_config_load(): turns recording on if configured. */
+void st_trace_init(void);
+/* The command line (a copy the caller keeps alive), for the trace header. */
+void st_trace_set_argv(int argc, const char *const *argv);
+/* "inferred" capture, with its reason, for the trace header. */
+void st_trace_set_capture(const char *reason_if_inferred);
+/* The process is ending and r is its final report: write the footer and
+ * mark the trace finished. Later events are not recorded. */
+void st_trace_finish(const struct st_report *r);
+
+/* Starts a new trace on the next event: in a fork child, and after an exec
+ * that failed (the old trace was finished before it). */
+void st_trace_restart(void);
+
+/* Out-of-line halves of the inline wrappers below. */
+void st_trace_call_begin_(struct st_counts *c, enum st_call call);
+void st_trace_call_end_(void);
+void st_trace_slot_begin_(enum st_call call);
+void st_trace_count_(struct st_counts *c, enum st_call call);
+void st_trace_buffer_(struct st_stream *s);
+void st_trace_deliver_(struct st_counts *c, uint64_t requested, uint64_t delivered);
+void st_trace_seek_(struct st_counts *c, int kept, uint64_t resync);
+void st_trace_sys_begin_(void);
+void st_trace_read_(struct st_file *f, struct st_counts *c, enum st_call call, int64_t offset,
+                    ssize_t result);
+void st_trace_reread_(uint64_t again);
+void st_trace_lseek_(struct st_counts *c, enum st_call call, int64_t result);
+void st_trace_fstat_(struct st_counts *c, enum st_call call);
+void st_trace_write_(struct st_counts *c, ssize_t result);
+void st_trace_close_(struct st_stream *s);
+void st_trace_posix_read_(struct st_counts *c, enum st_call call, uint64_t requested,
+                          ssize_t result);
+void st_trace_posix_lseek_(struct st_counts *c, int64_t result);
+
+/* Each st_trace_X(...) below is a macro: when recording is off it costs a
+ * load and a branch, and its arguments are not even evaluated. */
+#define ST_TRACE_FORWARD(name, params, args) /* documentation only */
+#define ST_TRACE_CALL(fn, ...)                                                       \
+    do {                                                                             \
+        if (ST_TRACE_LIKELY_OFF(st_trace_on))                                        \
+            fn(__VA_ARGS__);                                                         \
+    } while (0)
+#define st_trace_call_begin(...) ST_TRACE_CALL(st_trace_call_begin_, __VA_ARGS__)
+#define st_trace_call_end() ST_TRACE_CALL(st_trace_call_end_)
+#define st_trace_slot_begin(...) ST_TRACE_CALL(st_trace_slot_begin_, __VA_ARGS__)
+#define st_trace_count(...) ST_TRACE_CALL(st_trace_count_, __VA_ARGS__)
+#define st_trace_buffer(...) ST_TRACE_CALL(st_trace_buffer_, __VA_ARGS__)
+#define st_trace_deliver(...) ST_TRACE_CALL(st_trace_deliver_, __VA_ARGS__)
+#define st_trace_seek(...) ST_TRACE_CALL(st_trace_seek_, __VA_ARGS__)
+#define st_trace_sys_begin() ST_TRACE_CALL(st_trace_sys_begin_)
+#define st_trace_read(...) ST_TRACE_CALL(st_trace_read_, __VA_ARGS__)
+#define st_trace_reread(...) ST_TRACE_CALL(st_trace_reread_, __VA_ARGS__)
+#define st_trace_lseek(...) ST_TRACE_CALL(st_trace_lseek_, __VA_ARGS__)
+#define st_trace_fstat(...) ST_TRACE_CALL(st_trace_fstat_, __VA_ARGS__)
+#define st_trace_write(...) ST_TRACE_CALL(st_trace_write_, __VA_ARGS__)
+#define st_trace_close(...) ST_TRACE_CALL(st_trace_close_, __VA_ARGS__)
+#define st_trace_posix_read(...) ST_TRACE_CALL(st_trace_posix_read_, __VA_ARGS__)
+#define st_trace_posix_lseek(...) ST_TRACE_CALL(st_trace_posix_lseek_, __VA_ARGS__)
+
+/* Counting events take the counts they were booked on, `c`: a cell
+ * (cells.h), which names its owner and site. NULL c: nothing was counted,
+ * nothing is recorded. */
+
+/* A wrapped stdio call begins, its call counted on c / the call ends. */
+ST_TRACE_FORWARD(call_begin, (struct st_counts *c, enum st_call call), (c, call))
+ST_TRACE_FORWARD(call_end, (void), ())
+/* A hooked stdio slot runs outside any wrapped call (a getc refill, exit
+ * cleanup): an uncounted span charged to `call`, ended by st_trace_call_end. */
+ST_TRACE_FORWARD(slot_begin, (enum st_call call), (call))
+/* calls[call] += 1 on c, without a span (fopen once its stream exists, open). */
+ST_TRACE_FORWARD(count, (struct st_counts *c, enum st_call call), (c, call))
+/* s's buffer size, mode or origin may have changed. */
+ST_TRACE_FORWARD(buffer, (struct st_stream *s), (s))
+/* requested/delivered bytes booked on c. */
+ST_TRACE_FORWARD(deliver, (struct st_counts *c, uint64_t requested, uint64_t delivered),
+                 (c, requested, delivered))
+/* An fseek-family call kept (with `resync` lseeks) or discarded the buffer. */
+ST_TRACE_FORWARD(seek, (struct st_counts *c, int kept, uint64_t resync), (c, kept, resync))
+/* A syscall is about to be made: the next syscall event's start time. */
+ST_TRACE_FORWARD(sys_begin, (void), ())
+/* st_record_read's arguments. */
+ST_TRACE_FORWARD(read, (struct st_file *f, struct st_counts *c, enum st_call call,
+                        int64_t offset, ssize_t result),
+                 (f, c, call, offset, result))
+/* The read just recorded re-read `again` bytes. */
+ST_TRACE_FORWARD(reread, (uint64_t again), (again))
+/* An lseek syscall (st_record_lseek) that returned result. */
+ST_TRACE_FORWARD(lseek, (struct st_counts *c, enum st_call call, int64_t result),
+                 (c, call, result))
+ST_TRACE_FORWARD(fstat, (struct st_counts *c, enum st_call call), (c, call))
+ST_TRACE_FORWARD(write, (struct st_counts *c, ssize_t result), (c, result))
+ST_TRACE_FORWARD(close, (struct st_stream *s), (s))
+/* The program's own read-family call: calls += 1, and requested/delivered
+ * as note_read books them (the syscall follows via st_trace_read). */
+ST_TRACE_FORWARD(posix_read, (struct st_counts *c, enum st_call call, uint64_t requested,
+                              ssize_t result),
+                 (c, call, requested, result))
+/* The program's own lseek: calls["lseek"] += 1 and the syscall. */
+ST_TRACE_FORWARD(posix_lseek, (struct st_counts *c, int64_t result), (c, result))
+
+#undef ST_TRACE_FORWARD
+
+#endif

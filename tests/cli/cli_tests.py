@@ -1,0 +1,750 @@
+#!/usr/bin/env python3
+"""End-to-end tests of trace files and the seektrace command (issue 4).
+
+    cli_tests.py --seektrace BIN --lib LIB ... CASE
+
+Each CASE runs real programs under libseektrace with SEEKTRACE_TRACE set and
+checks what the traces and the command say against what is independently
+known: the report each process printed at exit (the round trip), the
+programs' own arithmetic (fork, crash and fan-out cases), and parsers of the
+output formats (JSON, CSV, JUnit XML, Chrome trace events). Exit 0 pass,
+1 fail, 77 skipped.
+"""
+import argparse
+import csv
+import glob
+import io
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, "..", "integration"))
+import data_files  # noqa: E402  (the integration tests' fixed data files)
+
+
+class Failure(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+class Ctx:
+    def __init__(self, args, tmp):
+        self.a = args
+        self.tmp = tmp
+        self.data = os.path.join(tmp, "data")
+        os.makedirs(self.data)
+        data_files.write_all(self.data, [data_files.BINARY_NAME, data_files.TEXT_NAME])
+        self.bin = os.path.join(self.data, data_files.BINARY_NAME)
+        self.text = os.path.join(self.data, data_files.TEXT_NAME)
+        self.n = 0
+
+    def newdir(self, name):
+        self.n += 1
+        d = os.path.join(self.tmp, f"{self.n:02d}-{name}")
+        os.makedirs(d)
+        return d
+
+    def traced(self, argv, name="run", env=None, stdin=None, check=True, timeout=120):
+        """Runs argv under the library; returns (trace dir, reports dir, proc)."""
+        d = self.newdir(name)
+        traces, reports = os.path.join(d, "traces"), os.path.join(d, "reports")
+        os.makedirs(reports)
+        e = self.traced_env()
+        e.update(LD_PRELOAD=self.preload(), SEEKTRACE_TRACE=traces, SEEKTRACE_FORMAT="json",
+                 SEEKTRACE_OUTPUT=os.path.join(reports, "%p.json"))
+        e.update(env or {})
+        p = subprocess.run(argv, env=e, stdin=stdin, capture_output=True, timeout=timeout)
+        if check and p.returncode != 0:
+            raise Failure(f"{argv} exited {p.returncode}: {p.stderr.decode(errors='replace')[-2000:]}")
+        return traces, reports, p
+
+    def preload(self):
+        """LD_PRELOAD for a traced program (a sanitized build's library needs
+        the ASan runtime first)."""
+        return f"{self.a.preload_prefix}:{self.a.lib}" if self.a.preload_prefix else self.a.lib
+
+    def traced_env(self, base=None):
+        """The environment of traced programs: in a sanitized build, ASan
+        leaves their signals (the crash tests) and their leaks alone."""
+        e = dict(base if base is not None else os.environ)
+        if self.a.preload_prefix:
+            e["ASAN_OPTIONS"] = ("detect_leaks=0:handle_segv=0:handle_sigbus=0:handle_abort=0:"
+                                 "handle_sigfpe=0:allow_user_segv_handler=1")
+        return e
+
+    def st(self, *args, rc=0, env=None, input=None):
+        """Runs seektrace; returns (stdout, stderr) as text, checking the exit code."""
+        if args and args[0] == "run" and self.a.preload_prefix:
+            # What run starts is traced: the runtime goes first (run keeps it so).
+            env = self.traced_env(env)
+            old = env.get("LD_PRELOAD")
+            env["LD_PRELOAD"] = self.a.preload_prefix + (":" + old if old else "")
+        p = subprocess.run([self.a.seektrace, *args], capture_output=True, env=env, input=input,
+                           timeout=300)
+        out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
+        if rc is not None and p.returncode != rc:
+            raise Failure(f"seektrace {' '.join(args)}: exit {p.returncode}, expected {rc}\n"
+                          f"stdout: {out[-3000:]}\nstderr: {err[-3000:]}")
+        return out, err
+
+    def stj(self, *args, **kw):
+        out, _ = self.st(*args, **kw)
+        try:
+            return json.loads(out)
+        except json.JSONDecodeError as e:
+            raise Failure(f"seektrace {' '.join(args)}: not JSON ({e}): {out[:500]}")
+
+
+def traces_in(d):
+    return sorted(glob.glob(os.path.join(d, "*.sktrace")))
+
+
+def reports_in(d):
+    """{pid: at-exit JSON report}; a pid that exec'd has several (the last wins)."""
+    return {pid: rs[-1][2] for pid, rs in report_files(d).items()}
+
+
+def report_files(d):
+    """{pid: [(path, text, report)]} for every at-exit report in d."""
+    out = {}
+    for f in sorted(glob.glob(os.path.join(d, "*.json"))):
+        with open(f) as fh:
+            text = fh.read()
+        r = json.loads(text)
+        out.setdefault(r["pid"], []).append((f, text, r))
+    return out
+
+
+def the_report_of(reports, j):
+    """The at-exit report of the process a trace's report j describes: the
+    same pid and command line (an exec'd image keeps its pid)."""
+    for f, text, r in report_files(reports).get(j["pid"], []):
+        if r["argv"] == j["argv"]:
+            return text, r
+    raise Failure(f"no at-exit report of pid {j['pid']} {j['argv']}")
+
+
+def without_empty_sites(r):
+    """Normalized for comparing a report rebuilt from events with the one
+    printed at exit. A fork child's report at exit lists, with zero counts,
+    the sites its parent's cells had (exit_report.c); its trace never saw
+    them: left out. Modules are named by the loader at exit (a symbolic link
+    such as .../libasan.so) and by /proc/self/maps in a trace (its target):
+    compared as real paths."""
+    r = json.loads(json.dumps(r))
+
+    def busy(s):
+        return any(s.get(k) for k in FIGURES) or s.get("calls")
+
+    def frame(f):
+        if f.get("module", "").startswith("/"):
+            f["module"] = os.path.realpath(f["module"])
+
+    def sites(lst):
+        out = [s for s in lst if busy(s)]
+        for s in out:
+            frame(s)
+            for f in s.get("frames", []):
+                frame(f)
+        return out
+
+    for f in r.get("files", []):
+        f["sites"] = sites(f.get("sites", []))
+    r["sites"] = sites(r.get("sites", []))
+    for f in r.get("findings", []):
+        if f.get("site"):
+            frame(f["site"])
+    return r
+
+
+FIGURES = ("read_syscalls", "kernel_read_bytes", "lseek_syscalls", "fstat_syscalls",
+           "write_syscalls", "kernel_write_bytes", "requested_bytes", "delivered_bytes",
+           "reread_bytes", "seeks_in_buffer", "seeks_discarding_buffer")
+
+
+def per_file(report):
+    return {f["path"]: {k: f[k] for k in FIGURES} for f in report["files"]}
+
+
+def roundtrip_dir(ctx, traces, reports, min_traces=1):
+    """Every trace: report --json equals the process's at-exit JSON report,
+    from the footer byte for byte, and rebuilt from the events."""
+    ts = traces_in(traces)
+    expect(len(ts) >= min_traces, f"{len(ts)} traces in {traces}, expected >= {min_traces}")
+    for t in ts:
+        footer, _ = ctx.st("report", "--json", t)
+        j = json.loads(footer)
+        raw, at_exit = the_report_of(reports, j)
+        expect(footer == raw, f"{t}: report --json differs from the at-exit report:\n"
+                              f"{footer[:1500]}\n---\n{raw[:1500]}")
+        events = without_empty_sites(ctx.stj("report", "--json", "--from-events", t))
+        at_exit = without_empty_sites(at_exit)
+        if events != at_exit:
+            for key in at_exit:
+                if events.get(key) != at_exit[key]:
+                    raise Failure(f"{t}: rebuilt from events, '{key}' differs:\n"
+                                  f"{json.dumps(events.get(key))[:2000]}\n---\n"
+                                  f"{json.dumps(at_exit[key])[:2000]}")
+            raise Failure(f"{t}: rebuilt report differs")
+        # The text report matches too (it is what people read), unless a site
+        # lies in a module the loader knew by another name.
+        text, _ = ctx.st("report", t)
+        text_events, _ = ctx.st("report", "--from-events", t)
+        expect(text == text_events or ctx.a.preload_prefix,
+               f"{t}: text from footer and from events differ")
+    return ts
+
+
+# ---- round trips ---------------------------------------------------------------
+
+def case_roundtrip_demo(ctx):
+    traces, reports, p = ctx.traced([ctx.a.demo, os.path.join(ctx.tmp, "d.dat"), "--seeks", "3000"])
+    (t,) = roundtrip_dir(ctx, traces, reports)
+    j = ctx.stj("report", "--json", t)
+    f = [x for x in j["files"] if x["path"].endswith("d.dat")][0]
+    expect(f["delivered_bytes"] == 3000 * 16, f"delivered {f['delivered_bytes']}")
+    expect(f["calls"]["fseek"] == 3000 and f["calls"]["fread"] == 3000, f"calls {f['calls']}")
+    # Compactness: the issue's budget is 16 bytes per event on the demo.
+    out, _ = ctx.st("report", "--stats", t)
+    per_event = float(out.split("bytes/event")[0].rsplit("(", 1)[1])
+    expect(per_event <= 16, f"{per_event} bytes per event")
+
+
+def case_roundtrip_userbuf(ctx):
+    traces, reports, _ = ctx.traced([ctx.a.demo, os.path.join(ctx.tmp, "d.dat"), "--seeks", "2000",
+                                     "--buffer", "131072"])
+    (t,) = roundtrip_dir(ctx, traces, reports)
+    j = ctx.stj("report", "--json", t)
+    s = [x for x in j["files"] if x["path"].endswith("d.dat")][0]["streams"][0]
+    expect(s["buffer_size"] == 131072 and s["buffer_origin"] == "user", f"stream {s}")
+
+
+def case_roundtrip_workloads(ctx):
+    w = ctx.a.workloads
+    runs = [
+        ["wl_text", "fgetc", ctx.text], ["wl_text", "getc_unlocked", ctx.text],
+        ["wl_text", "fgets", ctx.text], ["wl_text", "getline", ctx.text],
+        ["wl_text", "fscanf", ctx.text],
+        ["wl_posix", "read", ctx.bin, "0", "0"], ["wl_posix", "pread", ctx.bin, "300", "5"],
+        ["wl_posix", "lseek", ctx.bin, "300", "6"], ["wl_posix", "readv", ctx.bin, "0", "0"],
+        ["wl_seek_patterns", "inbuf", ctx.bin, "200", "7"],
+        ["wl_seek_patterns", "end", ctx.bin, "200", "7"],
+        ["wl_seek_patterns", "ftell", ctx.bin, "200", "7"],
+        ["wl_fread_seq", ctx.bin, "10240", "4096"],
+        ["wl_eof", ctx.bin, "3"],
+        ["wl_pipe", "popen", ctx.text],
+        ["wl_exit_open", "_exit", ctx.text, "100"],
+        ["wl_ifstream_seek", "unbuffered", ctx.bin, "200", "8"],
+    ]
+    for r in runs:
+        prog = os.path.join(w, r[0])
+        if not os.path.exists(prog):
+            raise Failure(f"missing workload {prog}")
+        traces, reports, _ = ctx.traced([prog, *r[1:]], name=r[0],
+                                        stdin=open(ctx.text, "rb") if r[1] == "stdin" else None)
+        roundtrip_dir(ctx, traces, reports)
+    # "r+" modifies its file: last.
+    data_files.write_all(ctx.data, [data_files.BINARY_NAME])
+    traces, reports, _ = ctx.traced([os.path.join(w, "wl_rw"), ctx.bin, "100", "3"], name="rw")
+    roundtrip_dir(ctx, traces, reports)
+
+
+def case_roundtrip_threads(ctx):
+    traces, reports, _ = ctx.traced([ctx.a.crasher, ctx.bin, "3000", "ok", "8"])
+    (t,) = roundtrip_dir(ctx, traces, reports)
+    j = ctx.stj("report", "--json", t)
+    f = [x for x in j["files"] if x["path"] == ctx.bin][0]
+    expect(f["calls"]["fread"] == 8 * 3000 and f["calls"]["pread"] == 8 * 3000, f"calls {f['calls']}")
+    expect(f["delivered_bytes"] == 8 * 3000 * (64 + 100), f"delivered {f['delivered_bytes']}")
+
+
+# ---- several processes -----------------------------------------------------------
+
+def run_json(ctx, *args, rc=0, dirname="run"):
+    """seektrace run --json --trace DIR ... ; returns (merged JSON, DIR)."""
+    d = os.path.join(ctx.newdir(dirname), "traces")
+    out = os.path.join(os.path.dirname(d), "report.json")
+    ctx.st("run", "--trace", d, "--json", "-o", out, "--", *args, rc=rc)
+    with open(out) as fh:
+        return json.load(fh), d
+
+
+def case_multiprocess_pipeline(ctx):
+    size = os.path.getsize(ctx.bin)
+    script = (f"cat {ctx.bin} | wc -c > /dev/null; head -c 100000 {ctx.bin} > /dev/null; "
+              f"cat {ctx.text} {ctx.bin} | cat > /dev/null")
+    j, d = run_json(ctx, "sh", "-c", script)
+    expect(j["schema"] == "seektrace.merged/1", f"schema {j.get('schema')}")
+    procs = j["processes"]
+    names = sorted(p["argv"][0] for p in procs)
+    expect(names.count("cat") == 3 and "wc" in names and "head" in names, f"processes {names}")
+    merged = {f["path"]: f for f in j["merged"]["files"]}
+    b = merged[ctx.bin]
+    # cat, cat and head read the file: 4 MiB + 4 MiB + 100000 bytes, once each.
+    expect(b["delivered_bytes"] == 2 * size + 100000, f"delivered {b['delivered_bytes']}")
+    expect(b["kernel_read_bytes"] >= 2 * size + 100000, f"kernel {b['kernel_read_bytes']}")
+    # Each process's trace equals its own at-exit report (in DIR/reports).
+    roundtrip_dir(ctx, d, os.path.join(d, "reports"), min_traces=5)
+    # The merged totals are the sums of the processes'.
+    for k in FIGURES:
+        expect(j["merged"]["totals"][k] == sum(p["totals"][k] for p in procs), f"totals {k}")
+    # And the same figures from the traces alone.
+    again = ctx.stj("report", "--json", d)
+    expect(again["merged"]["totals"] == j["merged"]["totals"], "report over DIR differs from run")
+    text, _ = ctx.st("report", "--by", "process", d)
+    expect(f"{len(procs)} processes" in text and "wc -c" in text, text[:500])
+
+
+def case_multiprocess_fork(ctx):
+    children = 4
+    traces, reports, _ = ctx.traced([ctx.a.forker, ctx.bin, str(children)])
+    ts = roundtrip_dir(ctx, traces, reports, min_traces=children + 1)
+    expect(len(ts) == children + 1, f"{len(ts)} traces")
+    by_pid = {}
+    for t in ts:
+        j = ctx.stj("report", "--json", t)
+        by_pid[j["pid"]] = j
+    parent = [j for j in by_pid.values() if j["ppid"] not in by_pid][0]
+    pf = per_file(parent)[ctx.bin]
+    # The parent: 8 KiB + 4 KiB by fread, nothing of its children's.
+    expect(pf["delivered_bytes"] == 12288, f"parent delivered {pf['delivered_bytes']}")
+    kids = sorted((j for j in by_pid.values() if j["ppid"] == parent["pid"]),
+                  key=lambda j: per_file(j)[ctx.bin]["delivered_bytes"])
+    expect(len(kids) == children, f"{len(kids)} children")
+    for i, k in enumerate(kids):
+        f = [x for x in k["files"] if x["path"] == ctx.bin][0]
+        expect(f["calls"].get("pread") == i + 1 and f["delivered_bytes"] == 4096 * (i + 1),
+               f"child {i}: {f['calls']} {f['delivered_bytes']}")
+        expect("fread" not in f["calls"], f"child {i} counts its parent's fread")
+
+
+def case_multiprocess_fanout(ctx):
+    # make-like: jobs in parallel, each a child of the same shell.
+    jobs = 12
+    script = " ".join(f"(cat {ctx.bin} > /dev/null) &" for _ in range(jobs)) + " wait"
+    j, d = run_json(ctx, "sh", "-c", script)
+    cats = [p for p in j["processes"] if p["argv"][0] == "cat"]
+    expect(len(cats) == jobs, f"{len(cats)} cat processes")
+    merged = {f["path"]: f for f in j["merged"]["files"]}
+    size = os.path.getsize(ctx.bin)
+    expect(merged[ctx.bin]["delivered_bytes"] == jobs * size, "delivered")
+    # Re-reads are per process: twelve processes reading once each re-read nothing.
+    expect(merged[ctx.bin]["reread_bytes"] == 0, f"reread {merged[ctx.bin]['reread_bytes']}")
+
+
+def case_run_exit_status(ctx):
+    d = ctx.newdir("status")
+    ctx.st("run", "-q", "--", "sh", "-c", f"cat {ctx.bin} > /dev/null; exit 7", rc=7)
+    ctx.st("run", "-q", "--", "sh", "-c", "kill -TERM $$", rc=128 + signal.SIGTERM)
+    _, err = ctx.st("run", "--", "/nonexistent/program", rc=127)
+    expect("cannot run" in err, err)
+    # The command's stdout is its own: the report goes to stderr.
+    out, err = ctx.st("run", "--", "sh", "-c", f"head -c 10 {ctx.bin} > /dev/null; echo hello")
+    expect(out == "hello\n", f"stdout {out!r}")
+    expect("head -c 10" in err and "amplif." in err, err[:500])
+    # LD_PRELOAD the user had is kept, after ours.
+    out, _ = ctx.st("run", "-q", "--", "sh", "-c", "echo $LD_PRELOAD",
+                    env=dict(os.environ, LD_PRELOAD="libm.so.6"))
+    expect(out.strip().endswith(":libm.so.6") and "libseektrace.so" in out, out)
+    # --trace keeps them; a directory that already holds traces is refused.
+    keep = os.path.join(d, "kept")
+    ctx.st("run", "-q", "--trace", keep, "--", "cat", ctx.text)
+    expect(len(traces_in(keep)) == 1, "kept traces")
+    _, err = ctx.st("run", "--trace", keep, "--", "true", rc=2)
+    expect("already holds traces" in err, err)
+
+
+def case_run_static(ctx):
+    if not ctx.a.static:
+        raise SystemExit(77)
+    _, err = ctx.st("run", "--", ctx.a.static, ctx.text)
+    lines = [l for l in err.splitlines() if "statically linked" in l]
+    expect(len(lines) == 1 and ctx.a.static in lines[0], err)
+    expect("no process wrote a trace" in err, err)
+
+
+# ---- crashes ------------------------------------------------------------------------
+
+def crash_case(ctx, how, sig):
+    n = 2000
+    ok_traces, ok_reports, _ = ctx.traced([ctx.a.crasher, ctx.bin, str(n), "ok", "2"], name="ok")
+    traces, reports, p = ctx.traced([ctx.a.crasher, ctx.bin, str(n), how, "2"], name=how, check=False)
+    expect(p.returncode == -sig, f"{how}: exit {p.returncode}")
+    (t,) = traces_in(traces)
+    j = ctx.stj("report", "--json", t)
+    status = j.get("trace", {}).get("status", "complete")
+    if how == "kill":
+        expect(status == "partial", f"SIGKILL left a {status} trace")
+        _, err = ctx.st("report", t)
+        expect("partial" in err, err)
+    ref = ctx.stj("report", "--json", traces_in(ok_traces)[0])
+    f = [x for x in j["files"] if x["path"] == ctx.bin][0]
+    r = [x for x in ref["files"] if x["path"] == ctx.bin][0]
+    # Everything up to the crash: the same calls, syscalls and bytes as the
+    # run that ended normally (fclose and exit's own work aside).
+    for call in ("fseek", "fread", "pread"):
+        expect(f["by_call"][call] == r["by_call"][call],
+               f"{how}: {call} {f['by_call'][call]} != {r['by_call'][call]}")
+    for k in ("requested_bytes", "delivered_bytes", "reread_bytes", "seeks_discarding_buffer",
+              "seeks_in_buffer"):
+        expect(f[k] == r[k], f"{how}: {k} {f[k]} != {r[k]}")
+    # The events say the same as the footer (when there is one).
+    ev = ctx.stj("report", "--json", "--from-events", t)
+    fe = [x for x in ev["files"] if x["path"] == ctx.bin][0]
+    for k in FIGURES:
+        expect(fe[k] == f[k], f"{how}: from events {k} {fe[k]} != {f[k]}")
+
+
+def case_crash_segv(ctx):
+    crash_case(ctx, "segv", signal.SIGSEGV)
+
+
+def case_crash_abort(ctx):
+    crash_case(ctx, "abort", signal.SIGABRT)
+
+
+def case_crash_sigkill(ctx):
+    crash_case(ctx, "kill", signal.SIGKILL)
+
+
+def case_truncated_cap(ctx):
+    traces, reports, _ = ctx.traced([ctx.a.demo, os.path.join(ctx.tmp, "d.dat"), "--seeks", "20000"],
+                                    env={"SEEKTRACE_TRACE_MAX": "64k"})
+    (t,) = traces_in(traces)
+    expect(os.path.getsize(t) < 200 * 1024, f"a 64k cap made a {os.path.getsize(t)}-byte trace")
+    j = ctx.stj("report", "--json", t)
+    expect(j["trace"]["status"] == "truncated" and j["trace"]["events_lost"] > 0, f"{j.get('trace')}")
+    at_exit = reports_in(reports)[j["pid"]]
+    # The accounts are whole: the footer kept counting past the cap.
+    expect(per_file(j) == per_file(at_exit), "truncated trace's footer differs from the report")
+    _, err = ctx.st("report", t)
+    expect("truncated" in err and "events were not recorded" in err, err)
+    # The events stop early, and say so by their totals.
+    ev = ctx.stj("report", "--json", "--from-events", t)
+    d = [x for x in ev["files"] if x["path"].endswith("d.dat")][0]
+    expect(d["calls"]["fseek"] < 20000, f"events {d['calls']}")
+
+
+# ---- check --------------------------------------------------------------------------
+
+def demo_trace(ctx, seeks="2000"):
+    traces, reports, _ = ctx.traced([ctx.a.demo, os.path.join(ctx.tmp, "d.dat"), "--seeks", seeks],
+                                    name="demo")
+    return traces_in(traces)[0], reports
+
+
+def seq_trace(ctx):
+    traces, reports, _ = ctx.traced(["cat", ctx.bin], name="cat")
+    return traces_in(traces)[0], reports
+
+
+def case_check_codes(ctx):
+    demo, _ = demo_trace(ctx)
+    seq, _ = seq_trace(ctx)
+    out, _ = ctx.st("check", "--max-amplification", "2", seq)
+    expect("passed" in out, out)
+    out, _ = ctx.st("check", "--max-amplification", "10", demo, rc=1)
+    lines = out.splitlines()
+    expect(len(lines) == 2 and "d.dat" in lines[0] and "exceeds 10x" in lines[0], out)
+    expect("worst site: main (fseek2006.c:" in lines[0], out)   # the line that seeks
+    expect("FAILED: 1 violation" in lines[1], out)
+    # A directory with both: the demo fails, cat does not.
+    d = ctx.newdir("both")
+    shutil.copy(demo, d)
+    shutil.copy(seq, d)
+    ctx.st("check", "--max-amplification", "10", d, rc=1)
+    ctx.st("check", "--max-amplification", "1000", d, rc=0)
+    # Other limits.
+    ctx.st("check", "--max-read-syscalls", "100", demo, rc=1)
+    ctx.st("check", "--max-read-syscalls", "100000", demo, rc=0)
+    ctx.st("check", "--max-reread-bytes", "1M", demo, rc=1)
+    ctx.st("check", "--max-reread-bytes", "0", seq, rc=0)
+    # --file and --min-bytes select what is checked.
+    ctx.st("check", "--max-amplification", "10", "--file", "*.txt", demo, rc=0)
+    ctx.st("check", "--max-amplification", "10", "--file", "*/d.dat", demo, rc=1)
+    ctx.st("check", "--max-amplification", "10", "--min-bytes", "1G", demo, rc=0)
+    # run --check: the check's status wins over the command's 0.
+    ctx.st("run", "-q", "--check", "--max-amplification", "10", "--", ctx.a.demo,
+           os.path.join(ctx.tmp, "d.dat"), "--seeks", "500", rc=1)
+    ctx.st("run", "-q", "--max-amplification", "1000", "--", "cat", ctx.bin, rc=0)
+    # Usage errors are 2.
+    ctx.st("check", demo, rc=2)
+    ctx.st("check", "--max-amplification", "lots", demo, rc=2)
+
+
+def case_check_formats(ctx):
+    demo, _ = demo_trace(ctx)
+    seq, _ = seq_trace(ctx)
+    out, _ = ctx.st("check", "--max-amplification", "10", "--format", "json", demo, seq, rc=1)
+    j = json.loads(out)
+    expect(j["schema"] == "seektrace.check/1" and j["passed"] is False, out[:300])
+    expect(j["checked"]["processes"] == 2, f"{j['checked']}")
+    (v,) = j["violations"]
+    expect(v["limit"] == "amplification" and v["value"] > 200 and v["max"] == 10, f"{v}")
+    expect(v["path"].endswith("d.dat") and v["site"].startswith("main (fseek2006.c:"), f"{v}")
+    out, _ = ctx.st("check", "--max-amplification", "10", "--format", "junit", demo, seq, rc=1)
+    root = ET.fromstring(out)
+    suite = root.find("testsuite")
+    cases = suite.findall("testcase")
+    failed = [c for c in cases if c.find("failure") is not None]
+    expect(int(suite.get("tests")) == len(cases) and int(suite.get("failures")) == len(failed) == 1,
+           out[:800])
+    expect(failed[0].get("name").endswith("d.dat"), out[:800])
+    out, _ = ctx.st("check", "--max-amplification", "1000", "--format", "junit", seq)
+    expect(ET.fromstring(out).find("testsuite").get("failures") == "0", out)
+
+
+def case_check_reports(ctx):
+    # The at-exit JSON reports are accepted as input, with the same verdicts.
+    demo, reports = demo_trace(ctx)
+    (rep,) = glob.glob(os.path.join(reports, "*.json"))
+    a, _ = ctx.st("check", "--max-amplification", "10", "--format", "json", demo, rc=1)
+    b, _ = ctx.st("check", "--max-amplification", "10", "--format", "json", rep, rc=1)
+    va, vb = json.loads(a)["violations"][0], json.loads(b)["violations"][0]
+    for k in ("path", "pid", "limit", "value", "site", "kernel_read_bytes", "delivered_bytes"):
+        expect(va[k] == vb[k], f"{k}: trace {va[k]} report {vb[k]}")
+    # A report file holding several reports (JSON lines) is read whole.
+    both = os.path.join(ctx.tmp, "two.json")
+    with open(both, "w") as fh, open(rep) as r:
+        text = r.read()
+        fh.write(text + text)
+    out, _ = ctx.st("check", "--max-amplification", "10", "--format", "json", both, rc=1)
+    expect(json.loads(out)["checked"]["processes"] == 2, out[:300])
+    # And report reads them too.
+    j = ctx.stj("report", "--json", both)
+    expect(len(j["processes"]) == 2, "report over a JSON file")
+
+
+def case_bad_input(ctx):
+    demo, _ = demo_trace(ctx, seeks="300")
+    with open(demo, "rb") as fh:
+        good = fh.read()
+    bad = {}
+
+    def write(name, data):
+        p = os.path.join(ctx.tmp, name)
+        with open(p, "wb") as fh:
+            fh.write(data)
+        bad[name] = p
+        return p
+
+    write("foreign.sktrace", b"#!/bin/sh\necho not a trace\n" * 100)
+    write("empty.sktrace", b"")
+    write("cut-header.sktrace", good[:200])
+    write("cut-chunks.sktrace", good[: len(good) - 9000])
+    future = bytearray(good)
+    future[12] = 9  # version_major
+    write("future.sktrace", bytes(future))
+    corrupt = bytearray(good)
+    hs = int.from_bytes(good[16:20], "little")
+    corrupt[hs + 32] = 0x1f  # the first chunk's first event: an unknown kind
+    write("corrupt.sktrace", bytes(corrupt))
+    write("bad.json", b'{"schema": "seektrace.report/7", "files": []}')
+    write("broken.json", b'{"schema": "seektrace.report/1", "files": [ {"path": 1')
+    for name, path in bad.items():
+        for args in (["report"], ["report", "--from-events"], ["check", "--max-amplification", "5"],
+                     ["export", "--format", "csv"]):
+            if name.endswith(".json") and args[0] == "export":
+                continue
+            out, err = ctx.st(*args, path, rc=2)
+            lines = err.strip().splitlines()
+            expect(len(lines) == 1, f"{name} {args}: {err}")
+            expect(path in lines[0], f"{name}: message does not name the file: {err}")
+            if name.endswith(".sktrace") and name != "empty.sktrace" and name != "foreign.sktrace":
+                expect("byte" in lines[0], f"{name}: message gives no byte offset: {err}")
+    _, err = ctx.st("report", bad["future.sktrace"], rc=2)
+    expect("version 9." in err and "upgrade" in err, err)
+    _, err = ctx.st("report", bad["foreign.sktrace"], rc=2)
+    expect("not a seektrace trace" in err, err)
+    _, err = ctx.st("report", "--from-events", bad["corrupt.sktrace"], rc=2)
+    expect("corrupt" in err, err)
+    # A missing file and an empty directory.
+    _, err = ctx.st("report", os.path.join(ctx.tmp, "nothing-here"), rc=2)
+    empty = ctx.newdir("empty")
+    _, err = ctx.st("report", empty, rc=2)
+    expect("no trace files" in err, err)
+
+
+# ---- export --------------------------------------------------------------------------
+
+def case_export_chrome(ctx):
+    traces, reports, _ = ctx.traced([ctx.a.crasher, ctx.bin, "500", "ok", "3"])
+    (t,) = traces_in(traces)
+    out, _ = ctx.st("export", "--format", "chrome", t)
+    doc = json.loads(out)
+    events = doc["traceEvents"]
+    rep = ctx.stj("report", "--json", t)
+    tot = rep["totals"]
+    xs = [e for e in events if e.get("ph") == "X"]
+    expect(sum(1 for e in xs if e["name"] == "read") == tot["read_syscalls"], "read count")
+    expect(sum(1 for e in xs if e["name"] == "lseek") == tot["lseek_syscalls"], "lseek count")
+    expect(sum(e["args"].get("bytes", 0) for e in xs if e["name"] == "read") ==
+           tot["kernel_read_bytes"], "read bytes")
+    # A track per thread: 3 reader threads (+ main).
+    tids = {e["tid"] for e in events if e.get("ph") in ("B", "X")}
+    expect(len(tids) >= 3, f"threads {tids}")
+    names = [e for e in events if e.get("ph") == "M" and e["name"] == "thread_name"]
+    expect(len(names) >= 3, "thread names")
+    # Slices nest: per thread, B/E balance in order, and every syscall lies
+    # inside the innermost open call when one is open.
+    inside = 0
+    for tid in tids:
+        stack = []
+        for e in (e for e in events if e.get("tid") == tid and e.get("ph") in ("B", "E", "X")):
+            if e["ph"] == "B":
+                expect(not stack or e["ts"] >= stack[-1]["ts"], "B before its parent")
+                stack.append(e)
+            elif e["ph"] == "E":
+                expect(stack, f"thread {tid}: E without B")
+                b = stack.pop()
+                expect(e["ts"] >= b["ts"], "E before B")
+            elif stack:
+                b = stack[-1]
+                expect(e["ts"] >= b["ts"], f"syscall {e} starts before its call {b}")
+                expect(e["args"]["call"] == b["name"], f"syscall {e} not under {b['name']}")
+                inside += 1
+        expect(not stack, f"thread {tid}: {len(stack)} calls never end")
+    expect(inside >= tot["lseek_syscalls"], f"only {inside} syscalls nested")
+    fseeks = [e for e in events if e.get("ph") == "B" and e["name"] == "fseek"]
+    expect(len(fseeks) == 3 * 500 + 3, f"{len(fseeks)} fseek slices")   # + SEEK_END per thread
+    expect(fseeks[0]["args"]["path"] == ctx.bin, f"{fseeks[0]}")
+    expect("crasher.c" in fseeks[0]["args"].get("site", ""), f"{fseeks[0]}")
+
+
+def case_export_csv_jsonl(ctx):
+    traces, reports, _ = ctx.traced([ctx.a.demo, os.path.join(ctx.tmp, "d.dat"), "--seeks", "700"])
+    (t,) = traces_in(traces)
+    rep = ctx.stj("report", "--json", t)
+    d = [f for f in rep["files"] if f["path"].endswith("d.dat")][0]
+    out, _ = ctx.st("export", "--format", "csv", t)
+    rows = list(csv.DictReader(io.StringIO(out)))
+    expect(rows and set(rows[0]) >= {"pid", "tid", "time_ns", "event", "call", "path", "bytes"},
+           f"columns {rows[0] if rows else None}")
+    mine = [r for r in rows if r["path"] == d["path"]]
+    reads = [r for r in mine if r["event"] == "read"]
+    expect(len(reads) == d["read_syscalls"], f"{len(reads)} read rows, {d['read_syscalls']} reads")
+    expect(sum(int(r["bytes"]) for r in reads) == d["kernel_read_bytes"], "read bytes")
+    expect(sum(int(r["reread"] or 0) for r in mine) == d["reread_bytes"], "reread bytes")
+    expect(sum(1 for r in mine if r["event"] == "lseek") == d["lseek_syscalls"], "lseeks")
+    expect(sum(int(r["delivered"] or 0) for r in mine if r["event"] == "deliver") ==
+           d["delivered_bytes"], "delivered")
+    expect(all(int(r["time_ns"]) >= 0 for r in rows if r["time_ns"]), "times")
+    out, _ = ctx.st("export", "--format", "jsonl", t)
+    objs = [json.loads(line) for line in out.splitlines()]
+    expect(len(objs) == len(rows), f"{len(objs)} jsonl objects, {len(rows)} csv rows")
+    calls = [o for o in objs if o["event"] == "call" and o.get("path") == d["path"]]
+    expect(sum(1 for o in calls if o["call"] == "fseek") == 700, "fseek calls")
+    # Within a thread, times never go back.
+    last = {}
+    for o in objs:
+        if "time_ns" in o:
+            expect(o["time_ns"] >= last.get(o["tid"], 0), f"time goes back at {o}")
+            last[o["tid"]] = o["time_ns"]
+
+
+def case_marks(ctx):
+    # Without the library, the API does nothing and the program runs.
+    p = subprocess.run([ctx.a.marks, ctx.text], capture_output=True)
+    expect(p.returncode == 0 and p.stdout == b"active 0 flush 0\n", f"{p}")
+    traces, reports, p = ctx.traced([ctx.a.marks, ctx.text])
+    expect(p.stdout == b"active 1 flush 0\n", f"{p.stdout}")
+    (t,) = traces_in(traces)
+    out, _ = ctx.st("export", "--format", "jsonl", t)
+    marks = [json.loads(l) for l in out.splitlines() if '"mark"' in l]
+    expect([m["label"] for m in marks] == ["phase one: header", "phase two: body"], f"{marks}")
+    doc = json.loads(ctx.st("export", "--format", "chrome", t)[0])
+    expect(sum(1 for e in doc["traceEvents"] if e.get("cat") == "mark") == 2, "chrome marks")
+
+
+def case_help(ctx):
+    out, _ = ctx.st("--help")
+    expect("run" in out and "export" in out, out)
+    for sub in ("run", "report", "check", "export"):
+        out, _ = ctx.st(sub, "--help")
+        expect(out.startswith(f"usage: seektrace {sub}") and "Exit status" in out, out[:200])
+        _, err = ctx.st(sub, "--no-such-option", "x", rc=2)
+        expect(len(err.strip().splitlines()) == 1, err)
+    ctx.st("frobnicate", rc=2)
+    out, _ = ctx.st("--version")
+    expect(out.startswith("seektrace "), out)
+
+
+def case_merge_many(ctx):
+    # Many processes' traces in one directory merge without holding them all:
+    # the sum over 60 processes equals 60 times one.
+    n = 60
+    script = "for i in $(seq %d); do head -c 5000 %s > /dev/null; done" % (n, ctx.bin)
+    d = os.path.join(ctx.newdir("many"), "traces")
+    ctx.st("run", "-q", "--trace", d, "--", "sh", "-c", script)
+    heads = [t for t in traces_in(d) if os.path.basename(t).startswith("head.")]
+    expect(len(heads) == n, f"{len(heads)} head traces")
+    j = ctx.stj("report", "--json", d)
+    merged = {f["path"]: f for f in j["merged"]["files"]}
+    expect(merged[ctx.bin]["delivered_bytes"] == 5000 * n, f"{merged[ctx.bin]['delivered_bytes']}")
+    out, _ = ctx.st("report", "--by", "process", "--top", "5", d)
+    expect("more processes" in out, out)
+    out, _ = ctx.st("report", "--by", "site", d)
+    expect("head" in out, out)
+    j = ctx.stj("report", "--by", "site", "--json", d)
+    expect(j["schema"] == "seektrace.sites/1" and j["sites"], f"{j}")
+
+
+def case_install_layout(ctx):
+    prefix = os.path.join(ctx.tmp, "prefix")
+    p = subprocess.run(["cmake", "--install", ctx.a.build, "--prefix", prefix],
+                       capture_output=True, timeout=120)
+    expect(p.returncode == 0, p.stderr.decode()[-2000:])
+    st = os.path.join(prefix, "bin", "seektrace")
+    expect(os.access(st, os.X_OK), "no bin/seektrace")
+    libs = glob.glob(os.path.join(prefix, "lib*", "**", "libseektrace.so"), recursive=True)
+    expect(libs, "no installed libseektrace.so")
+    for h in ("trace_format.h", "seektrace.h"):
+        expect(os.path.exists(os.path.join(prefix, "include", "seektrace", h)), f"no {h}")
+    expect(glob.glob(os.path.join(prefix, "share", "man", "man1", "seektrace.1*")), "no man page")
+    expect(glob.glob(os.path.join(prefix, "share", "man", "man7", "libseektrace.7*")), "no man page 7")
+    # The installed command finds the installed library.
+    env = ctx.traced_env({k: v for k, v in os.environ.items() if k != "SEEKTRACE_LIBRARY"})
+    if ctx.a.preload_prefix:
+        env["LD_PRELOAD"] = ctx.a.preload_prefix
+    p = subprocess.run([st, "run", "--", "cat", ctx.text], capture_output=True, env=env, timeout=60)
+    expect(p.returncode == 0, p.stderr.decode())
+    expect(b"amplif." in p.stderr and b"lines.txt" in p.stderr, p.stderr.decode()[:800])
+    out = subprocess.run([st, "run", "-q", "--", "sh", "-c", "echo $LD_PRELOAD"], capture_output=True,
+                         env=env).stdout.decode()
+    expect(os.path.realpath(libs[0]) in out, f"{out} vs {libs[0]}")
+
+
+CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    for opt in ("seektrace", "lib", "demo", "crasher", "forker", "marks", "workloads", "source",
+                "build"):
+        ap.add_argument("--" + opt, required=True)
+    ap.add_argument("--static")
+    ap.add_argument("--preload-prefix", default="")
+    ap.add_argument("case", choices=sorted(CASES))
+    a = ap.parse_args()
+    with tempfile.TemporaryDirectory(prefix="st-cli-") as tmp:
+        try:
+            CASES[a.case](Ctx(a, tmp))
+        except Failure as e:
+            print(f"FAIL {a.case}: {e}", file=sys.stderr)
+            return 1
+    print(f"ok {a.case}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,230 @@
+/* rl_hostile.c — programs that make a preload library's life hard.
+ *
+ * usage: rl_hostile MODE A B [C]
+ * A and B are data files; every mode reads them so the driver can check the
+ * report against strace. Modes: close_range closefrom dup2_over_std
+ * fd_exhaustion rlimit_nofile rlimit_fsize handler_stdio environ
+ * stderr_closed_reused stderr_plain stderr_closed_by_program
+ * stderr_dup2_by_program. */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static char buf[65536];
+
+static void read_file(const char *path, size_t n)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        perror(path);
+        exit(2);
+    }
+    size_t got = fread(buf, 1, n, f);
+    fclose(f);
+    if (got != n)
+        exit(3);
+}
+
+/* close_range/closefrom: descriptors closed wholesale, then their numbers
+ * reused by a pipe the program reads. */
+static int wholesale(const char *how, const char *a, const char *b)
+{
+    int fa = open(a, O_RDONLY);
+    if (fa != 3 || read(fa, buf, 100) != 100)
+        return 4;
+    FILE *fb = fopen(b, "r"); /* fd 4 */
+    if (!fb || fread(buf, 1, 10, fb) != 10)
+        return 4;
+    if (strcmp(how, "close_range") == 0) {
+        if (close_range(3, ~0U, 0) != 0)
+            return 5;
+    } else {
+        closefrom(3);
+    }
+    int p[2];
+    if (pipe(p) != 0 || p[0] != 3)
+        return 6;
+    if (write(p[1], "hello", 5) != 5 || read(p[0], buf, 5) != 5)
+        return 7;
+    int again = open(b, O_RDONLY);
+    ssize_t n = read(again, buf, 2000);
+    printf("pipe fd %d, %zd bytes of B\n", p[0], n);
+    return 0;
+}
+
+static volatile sig_atomic_t ticks;
+static FILE *handler_fp;
+static int handler_fd;
+static unsigned long handler_bytes;
+
+static void on_alarm(int sig)
+{
+    int saved = errno;
+    (void)sig;
+    /* stdio and POSIX reads inside a handler that interrupts the program's
+     * own (wrapped) calls. */
+    int c = fgetc(handler_fp);
+    if (c == EOF)
+        rewind(handler_fp);
+    else
+        handler_bytes++;
+    char one;
+    if (read(handler_fd, &one, 1) == 1)
+        handler_bytes++;
+    ticks++;
+    errno = saved;
+}
+
+static int handler_stdio(const char *a, const char *b, const char *c)
+{
+    handler_fp = fopen(c, "r");
+    handler_fd = open(c, O_RDONLY);
+    FILE *fa = fopen(a, "r");
+    int fb = open(b, O_RDONLY);
+    if (!handler_fp || handler_fd < 0 || !fa || fb < 0)
+        return 4;
+    /* Both streams get their buffers (malloc) before the timer is armed:
+     * a handler's first fgetc mallocing while main's first fseek is inside
+     * malloc would abort in glibc, with or without seektrace. */
+    if (fgetc(handler_fp) == EOF || fgetc(fa) == EOF)
+        return 4;
+    rewind(handler_fp);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it = {{0, 200}, {0, 200}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    unsigned long got = 0;
+    for (int i = 0; i < 4000; i++) {
+        fseek(fa, (long)((i * 7919) % 200000), SEEK_SET);
+        got += fread(buf, 1, 37, fa);
+        ssize_t r = read(fb, buf, 64);
+        if (r <= 0)
+            lseek(fb, 0, SEEK_SET);
+        else
+            got += (unsigned long)r;
+    }
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    printf("main read %lu; handler ran %s\n", got, ticks > 0 ? "yes" : "no");
+    return 0;
+}
+
+static int exhaust(const char *a, int hard_too)
+{
+    struct rlimit rl;
+    getrlimit(RLIMIT_NOFILE, &rl);
+    rl.rlim_cur = 32;
+    if (hard_too)
+        rl.rlim_max = 32;
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 4;
+    int n = 0, last = -1, fd;
+    while ((fd = open(a, O_RDONLY)) >= 0) {
+        if (pread(fd, buf, 10, n) != 10)
+            return 5;
+        last = fd;
+        n++;
+    }
+    int e = errno;
+    FILE *f = fopen(a, "r");
+    printf("opened %d (last fd %d) then %s; fopen %s\n", n, last, strerror(e),
+           f ? "worked" : strerror(errno));
+    close(last);
+    f = fopen(a, "r");
+    if (!f || fread(buf, 1, 5000, f) != 5000)
+        return 6;
+    /* f stays open: no descriptor is free at exit. */
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: rl_hostile MODE A B [C]\n");
+        return 2;
+    }
+    const char *mode = argv[1], *a = argv[2], *b = argv[3], *c = argc > 4 ? argv[4] : argv[3];
+
+    if (strcmp(mode, "close_range") == 0 || strcmp(mode, "closefrom") == 0)
+        return wholesale(mode, a, b);
+    if (strcmp(mode, "dup2_over_std") == 0) {
+        int fa = open(a, O_RDONLY);
+        if (dup2(fa, 0) != 0)
+            return 4;
+        close(fa);
+        size_t n = fread(buf, 1, 10000, stdin);
+        int fb = open(b, O_RDONLY);
+        dup2(fb, 0); /* stdin's description replaced under the stream */
+        clearerr(stdin);
+        n += fread(buf, 1, 100, stdin);
+        printf("read %zu through stdin\n", n);
+        return 0;
+    }
+    if (strcmp(mode, "fd_exhaustion") == 0)
+        return exhaust(a, 0);
+    if (strcmp(mode, "rlimit_nofile") == 0)
+        return exhaust(a, 1);
+    if (strcmp(mode, "rlimit_fsize") == 0) {
+        struct rlimit rl = {100, 100};
+        setrlimit(RLIMIT_FSIZE, &rl);
+        read_file(a, 3000);
+        read_file(b, 3000);
+        printf("done\n");
+        return 0;
+    }
+    if (strcmp(mode, "handler_stdio") == 0)
+        return handler_stdio(a, b, c);
+    if (strcmp(mode, "environ") == 0) {
+        read_file(a, 1000);
+        clearenv();
+        read_file(b, 2000);
+        environ = NULL;
+        read_file(a, 3000);
+        printf("environ gone\n");
+        return 0;
+    }
+    if (strcmp(mode, "stderr_closed_reused") == 0) {
+        /* Started with fd 2 closed: our output file lands on it. */
+        int fd = open("out.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (write(fd, "program data\n", 13) != 13)
+            return 4;
+        read_file(a, 1000);
+        printf("output on fd %d\n", fd);
+        return 0;
+    }
+    if (strcmp(mode, "stderr_plain") == 0) {
+        read_file(a, 1000);
+        return 0;
+    }
+    if (strcmp(mode, "stderr_closed_by_program") == 0) {
+        /* What coreutils' close_stdout does at exit. */
+        read_file(a, 1000);
+        fputs("last words\n", stderr);
+        if (fclose(stderr) != 0)
+            return 4;
+        return 0;
+    }
+    if (strcmp(mode, "stderr_dup2_by_program") == 0) {
+        int log = open("log.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        if (dup2(log, 2) != 2)
+            return 4;
+        close(log);
+        fputs("to the log\n", stderr);
+        read_file(a, 1000);
+        return 0;
+    }
+    fprintf(stderr, "rl_hostile: unknown mode %s\n", mode);
+    return 2;
+}

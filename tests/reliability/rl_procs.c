@@ -1,0 +1,195 @@
+/* rl_procs.c — processes: every way a process makes another.
+ *
+ * usage: rl_procs MODE A B C
+ * Each mode reads A before the new process, B in the new process (or the
+ * program it runs), C in the parent afterwards, so the driver can check
+ * against strace that each process's report holds exactly what that process
+ * read: a fork child's in the child, once. */
+#define _GNU_SOURCE 1
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static void posix_read(const char *path, size_t n)
+{
+    char buf[4096];
+    int fd = open(path, O_RDONLY);
+    if (fd < 0)
+        _exit(90);
+    while (n > 0) {
+        ssize_t r = read(fd, buf, n < sizeof buf ? n : sizeof buf);
+        if (r <= 0)
+            break;
+        n -= (size_t)r;
+    }
+    close(fd);
+}
+
+static void wait_all(void)
+{
+    int st;
+    while (wait(&st) > 0 || errno == EINTR)
+        ;
+}
+
+static const char *self_path;
+
+static int exec_stage(int stage, const char *a)
+{
+    char n[16];
+    snprintf(n, sizeof n, "%d", stage + 1);
+    char *argv[] = {(char *)self_path, "exec_chain", (char *)a, n, NULL};
+    switch (stage) {
+    case 0: return execl(self_path, self_path, "exec_chain", a, n, (char *)NULL);
+    case 1: return execlp(self_path, self_path, "exec_chain", a, n, (char *)NULL);
+    case 2: return execle(self_path, self_path, "exec_chain", a, n, (char *)NULL, environ);
+    case 3: return execv(self_path, argv);
+    case 4: return execvp(self_path, argv);
+    case 5: return execvpe(self_path, argv, environ);
+    case 6: return execve(self_path, argv, environ);
+    case 7: {
+        int fd = open(self_path, O_RDONLY | O_CLOEXEC);
+        return fexecve(fd, argv, environ);
+    }
+    case 8: {
+        int fd = open(self_path, O_PATH | O_CLOEXEC);
+        return execveat(fd, "", argv, environ, AT_EMPTY_PATH);
+    }
+    default: return -2;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4) {
+        fprintf(stderr, "usage: rl_procs MODE A B [C]\n");
+        return 2;
+    }
+    self_path = "/proc/self/exe";
+    char self[4096];
+    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (sl > 0) {
+        self[sl] = '\0';
+        self_path = self;
+    }
+    const char *mode = argv[1], *a = argv[2], *b = argv[3], *c = argc > 4 ? argv[4] : argv[2];
+    char buf[8192];
+
+    if (strcmp(mode, "exec_chain") == 0) {
+        /* argv[3] is the stage: read A at a stage-dependent length, go on. */
+        int stage = atoi(b);
+        posix_read(a, 1000 + (size_t)stage * 100);
+        FILE *f = fopen(a, "r");
+        if (!f || fread(buf, 1, 10 + (size_t)stage, f) == 0)
+            return 91;
+        if (stage >= 9) {
+            printf("chain done at stage %d\n", stage);
+            return 0;
+        }
+        fflush(stdout);
+        exec_stage(stage, a);
+        perror("exec");
+        return 92;
+    }
+
+    /* Everything below starts by reading A through stdio, leaving the rest of
+     * its buffer for whoever consumes it next. */
+    FILE *fa = fopen(a, "r");
+    if (!fa || fread(buf, 1, 100, fa) != 100)
+        return 93;
+    fflush(stdout);
+
+    if (strcmp(mode, "fork") == 0 || strcmp(mode, "_Fork") == 0) {
+        pid_t p = strcmp(mode, "fork") == 0 ? fork() : _Fork();
+        if (p == 0) {
+            if (fread(buf, 1, 5000, fa) != 5000) /* the inherited buffer, then a refill */
+                _exit(94);
+            posix_read(b, 3000);
+            exit(0);
+        }
+        waitpid(p, NULL, 0);
+    } else if (strcmp(mode, "vfork") == 0) {
+        pid_t p = vfork();
+        if (p == 0)
+            _exit(0);
+        waitpid(p, NULL, 0);
+    } else if (strcmp(mode, "vfork_exec") == 0) {
+        pid_t p = vfork();
+        if (p == 0) {
+            char *cat[] = {"/bin/cat", (char *)b, NULL};
+            execv(cat[0], cat);
+            _exit(127);
+        }
+        waitpid(p, NULL, 0);
+    } else if (strcmp(mode, "vfork_failed_exec") == 0) {
+        pid_t p = vfork();
+        if (p == 0) {
+            char *none[] = {"/nonexistent/program", NULL};
+            execv(none[0], none);
+            _exit(127);
+        }
+        int st;
+        waitpid(p, &st, 0);
+        printf("child status %d\n", WEXITSTATUS(st));
+    } else if (strcmp(mode, "posix_spawn") == 0) {
+        char *cat[] = {"/bin/cat", (char *)b, NULL};
+        pid_t p;
+        if (posix_spawn(&p, cat[0], NULL, NULL, cat, environ) != 0)
+            return 95;
+        waitpid(p, NULL, 0);
+    } else if (strcmp(mode, "system") == 0) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "cat '%s' > /dev/null; cat '%s' | wc -c", b, b);
+        fflush(stdout);
+        if (system(cmd) != 0)
+            return 96;
+    } else if (strcmp(mode, "popen") == 0) {
+        char cmd[4200];
+        snprintf(cmd, sizeof cmd, "cat '%s'", b);
+        FILE *p = popen(cmd, "r");
+        size_t total = 0, n;
+        while (p && (n = fread(buf, 1, sizeof buf, p)) > 0)
+            total += n;
+        printf("popen read %zu\n", total);
+        if (!p || pclose(p) != 0)
+            return 97;
+    } else if (strcmp(mode, "exec_failed") == 0) {
+        char *none[] = {"/nonexistent/program", NULL};
+        int r = execv(none[0], none);
+        printf("execv -> %d errno %d\n", r, errno);
+        posix_read(b, 2000);
+    } else if (strcmp(mode, "daemon") == 0) {
+        /* The classic double fork; we stay the subreaper to wait for it. */
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        pid_t p = fork();
+        if (p == 0) {
+            setsid();
+            if (fork() == 0) {
+                if (fread(buf, 1, 200, fa) != 200)
+                    _exit(98);
+                posix_read(b, 4000);
+                exit(0);
+            }
+            _exit(0);
+        }
+        wait_all();
+    } else {
+        fprintf(stderr, "rl_procs: unknown mode %s\n", mode);
+        return 2;
+    }
+    /* The parent goes on: C, and a little more of A. */
+    posix_read(c, 1500);
+    if (fread(buf, 1, 50, fa) != 50)
+        return 99;
+    printf("parent done\n");
+    return 0;
+}

@@ -1,0 +1,737 @@
+#!/usr/bin/env python3
+"""Reliability cases: threads, processes, exit paths, signals, hostile
+programs, settings, security, unsupported binaries.
+
+usage: test_reliability.py --lib LIB --bin DIR CASE [--keep]
+
+DIR holds the test programs (rl_*). Each CASE prints what it checked and
+exits 0 (pass), 1 (fail) or 77 (skipped: a tool is missing, or the case
+cannot be tested here). docs/reliability.md says what each case guarantees.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rl_common as rl  # noqa: E402
+
+PY = "/usr/bin/python3"
+
+
+class Ctx:
+    def __init__(self, args):
+        self.lib = os.path.realpath(args.lib)
+        self.bin = os.path.realpath(args.bin)
+        self.root = rl.tmpdir("seektrace-rl-")
+        self.data = self.mkdir("data")
+        rnd = random.Random(11)
+        self.files = {}
+        for name, size in (("A.bin", 262144), ("B.bin", 65536), ("C.bin", 32768)):
+            p = os.path.join(self.data, name)
+            with open(p, "wb") as f:
+                f.write(rnd.randbytes(size))
+            self.files[name[0]] = p
+        for i in range(16):
+            with open(os.path.join(self.data, f"p{i}.bin"), "wb") as f:
+                f.write(b"".join(b"%08d %s\n" % (k, b"t" * (k % 90)) for k in range(3000)))
+        with open(os.path.join(self.data, "shared.bin"), "wb") as f:
+            f.write(rnd.randbytes(500000))
+        self.n = 0
+
+    def mkdir(self, name):
+        p = os.path.join(self.root, name)
+        os.makedirs(p, exist_ok=True)
+        return p
+
+    def prog(self, name):
+        return os.path.join(self.bin, name)
+
+    def fresh(self, name):
+        self.n += 1
+        return self.mkdir(f"{name}-{self.n}")
+
+    def is_data(self, path):
+        return path.startswith(self.data + "/")
+
+    # --- the three runs ------------------------------------------------------
+
+    def plain(self, argv, cwd=None, extra=None, **kw):
+        return rl.run(argv, rl.clean_env(extra), cwd=cwd or self.fresh("cwd"), **kw)
+
+    def preloaded(self, argv, reports, cwd=None, extra=None, fmt="json", output=True, **kw):
+        env = rl.preload_env(self.lib, reports, extra, fmt=fmt)
+        if not output:
+            del env["SEEKTRACE_OUTPUT"]
+        return rl.run(argv, env, cwd=cwd or self.fresh("cwd"), **kw)
+
+    def straced(self, argv, reports, extra=None, cwd=None, **kw):
+        log = os.path.join(self.fresh("strace"), "strace.log")
+        r = rl.strace_run(log, rl.preload_env(self.lib, reports, extra), argv,
+                          cwd=cwd or self.fresh("cwd"), **kw)
+        return r, rl.parse_strace(log)
+
+    def check(self, label, argv, extra=None, wanted=None, stdin=None, strace=True,
+              same_output=True, expect_reports=True, undercount_ok=False):
+        """The standard case: identical behaviour with the preload, and the
+        report's figures equal strace's on every data file, per process."""
+        plain = self.plain(argv, extra=extra, stdin=stdin)
+        rep = self.fresh("reports")
+        pre = self.preloaded(argv, rep, extra=extra, stdin=stdin)
+        problems = rl.diff_behaviour(label, plain, pre) if same_output else []
+        print(f"{label}: plain {rl.status_text(plain.returncode)}, "
+              f"with seektrace {rl.status_text(pre.returncode)}")
+        if expect_reports and not rl.load_reports(rep):
+            problems.append(f"{label}: no report written")
+        if strace:
+            rep2 = self.fresh("reports")
+            st, counts = self.straced(argv, rep2, extra=extra, stdin=stdin)
+            if st.returncode != plain.returncode:
+                problems.append(f"{label}: under strace {rl.status_text(st.returncode)}")
+            reports = rl.load_reports(rep2)
+            more, rows = rl.compare_kernel(label, reports, counts, wanted or self.is_data,
+                                           undercount_ok=undercount_ok)
+            print("\n".join(rows))
+            if not rows:
+                problems.append(f"{label}: nothing compared with strace")
+            problems += more
+            self.last_reports, self.last_counts = reports, counts
+        self.last_plain, self.last_pre = plain, pre
+        return problems
+
+
+# --- 2. threads ----------------------------------------------------------------
+
+def threads(ctx, ops, with_strace):
+    argv = [ctx.prog("rl_threads"), ctx.data, str(ops)]
+    rep = ctx.fresh("reports")
+    t0 = time.time()
+    if with_strace:
+        pre, counts = ctx.straced(argv, rep)
+    else:
+        pre = ctx.preloaded(argv, rep, timeout=120)
+    print(f"{16 * ops} operations in {time.time() - t0:.1f} s: {rl.status_text(pre.returncode)}")
+    if pre.returncode != 0:
+        return [f"threads: {rl.status_text(pre.returncode)}: {pre.stderr[:300]!r}"]
+    own = json.loads(pre.stdout)
+    reports = rl.load_reports(rep)
+    figs = rl.report_figures(reports, ("requested_bytes", "delivered_bytes", "read_syscalls"))
+    problems = []
+    by_path = {}
+    for (pid, path), f in figs.items():
+        by_path.setdefault(path, dict.fromkeys(f, 0))
+        for k in f:
+            by_path[path][k] += f[k]
+    for path, t in own.items():
+        mine = by_path.get(path, {"requested_bytes": 0, "delivered_bytes": 0})
+        for fig, key in (("requested_bytes", "requested"), ("delivered_bytes", "delivered")):
+            ok = mine[fig] == t[key]
+            print(f"{'ok' if ok else 'MISMATCH':8} {path} {fig}: seektrace={mine[fig]} program={t[key]}")
+            if not ok:
+                problems.append(f"threads: {path} {fig}: seektrace={mine[fig]} program={t[key]}")
+    if with_strace:
+        more, rows = rl.compare_kernel("threads", reports, counts, ctx.is_data)
+        print("\n".join(rows))
+        problems += more
+    return problems
+
+
+# --- 3. processes ----------------------------------------------------------------
+
+def procs(ctx, mode):
+    a, b, c = ctx.files["A"], ctx.files["B"], ctx.files["C"]
+    if mode == "exec_chain":
+        argv = [ctx.prog("rl_procs"), "exec_chain", a, "0"]
+    else:
+        argv = [ctx.prog("rl_procs"), mode, a, b, c]
+    problems = ctx.check(f"procs.{mode}", argv)
+    reports, counts = ctx.last_reports, ctx.last_counts
+    root = min(pid for pid, _ in counts)
+    pids = sorted({r["pid"] for r in reports})
+    per_pid = {p: [r for r in reports if r["pid"] == p] for p in pids}
+    print("reports:", {p: len(v) for p, v in per_pid.items()})
+    if root not in per_pid:
+        problems.append(f"procs.{mode}: the parent (pid {root}) wrote no report")
+    if mode in ("vfork", "vfork_failed_exec"):
+        # The vfork child shares the parent's memory: it must not have written
+        # the parent's report under its own pid (nor stopped the parent's).
+        if pids != [root]:
+            problems.append(f"procs.{mode}: reports from {pids}, expected only the parent {root}")
+    if mode == "exec_chain":
+        # Ten images, one pid: ten reports, none overwritten.
+        if len(per_pid.get(root, [])) != 10:
+            problems.append(f"procs.exec_chain: {len(per_pid.get(root, []))} reports from pid "
+                            f"{root}, expected 10 (one per image)")
+    if mode == "exec_failed" and len(per_pid.get(root, [])) != 2:
+        problems.append(f"procs.exec_failed: {len(per_pid.get(root, []))} reports, expected 2 "
+                        "(before the exec that failed, and at exit)")
+    if mode in ("fork", "_Fork", "daemon"):
+        readers_b = {pid for (pid, path), f in counts.items() if path == b and f["read_syscalls"]}
+        if root in readers_b or not readers_b:
+            problems.append(f"procs.{mode}: B read by {readers_b} (expected a child only)")
+    return problems
+
+
+# --- 4. exit paths ------------------------------------------------------------
+
+EXIT_STATUS = {"return": 3, "exit": 4, "_exit": 5, "_Exit": 6, "abort": -6, "segv": -11,
+               "bus": -7, "fpe": -8, "sigterm": -15, "sigint": -2, "sigpipe": -13,
+               "own_handler": 42, "ignored": 0, "sigsuspend": -15, "stack_overflow": -11}
+
+
+def exit_case(ctx, mode):
+    if mode == "stack_overflow" and os.environ.get("SEEKTRACE_TEST_PRELOAD_PREFIX"):
+        # The report normally runs on a stack of ours; under ASan it cannot
+        # switch stacks and overflows the program's small alternate stack.
+        print("SKIP: a sanitized library reports on the signal stack itself")
+        return None
+    a = ctx.files["A"]
+    argv = [ctx.prog("rl_exit"), mode, a, os.path.join(ctx.mkdir("scratch"), "bus.bin")]
+    problems = ctx.check(f"exit.{mode}", argv)
+    want = EXIT_STATUS[mode]
+    if ctx.last_plain.returncode != want:
+        problems.append(f"exit.{mode}: the program itself ended with "
+                        f"{rl.status_text(ctx.last_plain.returncode)}, expected {rl.status_text(want)}")
+    return problems
+
+
+def find_tracee(strace_pid, name):
+    """The pid of the process named name under strace_pid."""
+    for _ in range(500):
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open(f"/proc/{pid}/comm") as f:
+                    comm = f.read().strip()
+                with open(f"/proc/{pid}/stat") as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+            except OSError:
+                continue
+            if comm == name[:15] and ppid == strace_pid:
+                return int(pid)
+        time.sleep(0.01)
+    raise rl.Failure(f"no {name} under strace pid {strace_pid}")
+
+
+def sigterm_external(ctx):
+    """SIGTERM from outside while the program blocks in read(2)."""
+    a = ctx.files["A"]
+    argv = [ctx.prog("rl_exit"), "sigterm_external", a]
+    results, reports = {}, {}
+    for how in ("plain", "preload", "strace"):
+        rep = ctx.fresh("reports")
+        env = rl.clean_env() if how == "plain" else rl.preload_env(ctx.lib, rep)
+        log = os.path.join(ctx.fresh("log"), "strace.log")
+        cmd = rl.strace_argv(log, env, argv) if how == "strace" else argv
+        p = subprocess.Popen(cmd, env=rl.clean_env() if how == "strace" else env,
+                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out = b""
+        while not out.endswith(b"ready\n"):
+            chunk = p.stdout.read1(100)
+            if not chunk:
+                break
+            out += chunk
+        target = find_tracee(p.pid, "rl_exit") if how == "strace" else p.pid
+        os.kill(target, signal.SIGTERM)
+        rest, err = p.communicate(timeout=30)
+        results[how] = (p.returncode, out + rest, err)
+        reports[how] = (rep, log)
+    problems = []
+    print("statuses:", {k: rl.status_text(v[0]) for k, v in results.items()})
+    for how in ("preload", "strace"):
+        if results[how][0] != results["plain"][0] or results[how][1] != results["plain"][1]:
+            problems.append(f"exit.sigterm_external: {how}: {rl.status_text(results[how][0])} "
+                            f"{results[how][1]!r} vs plain {rl.status_text(results['plain'][0])} "
+                            f"{results['plain'][1]!r}")
+    if results["plain"][0] != -signal.SIGTERM:
+        problems.append("exit.sigterm_external: the plain run was not killed by SIGTERM")
+    rep, log = reports["strace"]
+    more, rows = rl.compare_kernel("exit.sigterm_external", rl.load_reports(rep),
+                                   rl.parse_strace(log), ctx.is_data)
+    print("\n".join(rows))
+    return problems + more + ([] if rows else ["exit.sigterm_external: nothing compared"])
+
+
+def threads_sigterm(ctx):
+    """SIGTERM while four threads read: status kept, a complete report (the
+    other threads keep reading while it is written: figures not compared)."""
+    argv = [ctx.prog("rl_exit"), "threads_sigterm", ctx.files["A"]]
+    plain = ctx.plain(argv)
+    rep = ctx.fresh("reports")
+    pre = ctx.preloaded(argv, rep)
+    problems = rl.diff_behaviour("exit.threads_sigterm", plain, pre)
+    reports = rl.load_reports(rep)
+    if len(reports) != 1 or not any(f["path"] == ctx.files["A"] and f["read_syscalls"] > 5
+                                    for f in reports[0]["files"]):
+        problems.append(f"exit.threads_sigterm: reports {[r['_file'] for r in reports]} "
+                        "lack the threads' reads")
+    return problems
+
+
+# --- signals ---------------------------------------------------------------------
+
+def signals_disguise(ctx):
+    """sigaction/signal/sigset/... answer exactly as without the library."""
+    argv = [ctx.prog("rl_exit"), "query", ctx.files["A"]]
+    plain = ctx.plain(argv)
+    pre = ctx.preloaded(argv, ctx.fresh("reports"))
+    problems = rl.diff_behaviour("signals.disguise", plain, pre)
+    if problems:
+        for a, b in zip(plain.stdout.decode().splitlines(), pre.stdout.decode().splitlines()):
+            if a != b:
+                print(f"plain:     {a}\nseektrace: {b}")
+    print(plain.stdout.decode()[-600:])
+    return problems
+
+
+PY_SIGNALS = r"""
+import signal, os, sys
+sigs = [s for s in signal.valid_signals() if s not in (signal.SIGKILL, signal.SIGSTOP)]
+print([ (int(s), str(signal.getsignal(s))) for s in sigs ])
+signal.signal(signal.SIGTERM, lambda *a: print("python handler", flush=True))
+os.kill(os.getpid(), signal.SIGTERM)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+print(signal.getsignal(signal.SIGTERM), flush=True)
+if sys.argv[1] == "int":
+    os.kill(os.getpid(), signal.SIGINT)   # KeyboardInterrupt, then death by SIGINT
+else:
+    os.kill(os.getpid(), signal.SIGTERM)  # the default: death by SIGTERM
+"""
+
+
+def signals_python(ctx):
+    problems = []
+    for how in ("int", "term"):
+        argv = [PY, "-c", PY_SIGNALS, how]
+        plain = ctx.plain(argv)
+        rep = ctx.fresh("reports")
+        pre = ctx.preloaded(argv, rep)
+        print(f"python {how}: {rl.status_text(plain.returncode)} / {rl.status_text(pre.returncode)}")
+        problems += rl.diff_behaviour(f"signals.python {how}", plain, pre)
+        if not rl.load_reports(rep):
+            problems.append(f"signals.python {how}: no report")
+    return problems
+
+
+# --- 5. hostile programs ----------------------------------------------------------
+
+def hostile(ctx, mode):
+    a, b, c = ctx.files["A"], ctx.files["B"], ctx.files["C"]
+    argv = [ctx.prog("rl_hostile"), mode, a, b, c]
+    wanted = ctx.is_data
+    if mode in ("close_range", "closefrom"):
+        def wanted(p):
+            return ctx.is_data(p) or p.startswith("pipe:")
+    # Known limit (docs/reliability.md): a handler's calls that interrupt
+    # seektrace's own bookkeeping on the same thread pass through uncounted.
+    # What holds: no deadlock, the program unchanged, and never a figure
+    # above strace's.
+    return ctx.check(f"hostile.{mode}", argv, wanted=wanted,
+                     undercount_ok=mode == "handler_stdio")
+
+
+def rlimit_case(ctx, mode, expect_warning):
+    """The output file cannot be created (or written): one warning, and the
+    whole report on stderr; the program's status unchanged."""
+    a = ctx.files["A"]
+    argv = [ctx.prog("rl_hostile"), mode, a, ctx.files["B"]]
+    plain = ctx.plain(argv)
+    rep = ctx.fresh("reports")
+    st, counts = ctx.straced(argv, rep)
+    problems = []
+    if st.returncode != plain.returncode or st.stdout != plain.stdout:
+        problems.append(f"{mode}: {rl.status_text(st.returncode)} {st.stdout!r} with seektrace, "
+                        f"{rl.status_text(plain.returncode)} {plain.stdout!r} plain")
+    err = st.stderr.decode(errors="replace")
+    warnings = [ln for ln in err.splitlines() if ln.startswith("seektrace: warning:")]
+    print("stderr warnings:", warnings)
+    if expect_warning and len(warnings) != 1:
+        problems.append(f"{mode}: {len(warnings)} warning lines, expected 1: {err[:500]!r}")
+    reports = []
+    if expect_warning:
+        body = "\n".join(ln for ln in err.splitlines() if not ln.startswith("seektrace: warning:"))
+        try:
+            reports = [json.loads(body)]
+        except json.JSONDecodeError:
+            problems.append(f"{mode}: no JSON report on stderr: {err[:500]!r}")
+    else:
+        reports = rl.load_reports(rep)
+    more, rows = rl.compare_kernel(mode, reports, counts, ctx.is_data)
+    print("\n".join(rows))
+    return problems + more
+
+
+def early_constructor(ctx):
+    a = ctx.files["A"]
+    return ctx.check("hostile.early_constructor", [ctx.prog("rl_early"), a],
+                     extra={"RL_EARLY_FILE": a})
+
+
+def sanitized():
+    """ASan replaces malloc: a program with its own cannot run beside it."""
+    if os.environ.get("SEEKTRACE_TEST_PRELOAD_PREFIX"):
+        print("SKIP: the program replaces malloc, which ASan (preloaded) also does")
+        return True
+    return False
+
+
+def malloc_reads(ctx):
+    if sanitized():
+        return None
+    return ctx.check("hostile.malloc_reads", [ctx.prog("rl_malloc"), "reads", ctx.files["A"]],
+                     extra={"RL_MALLOC_CONFIG": ctx.files["B"]})
+
+
+def malloc_in_handler(ctx):
+    """A fatal signal inside the program's malloc (heap-corruption aborts
+    happen there): the report must be written without calling malloc, or the
+    program would hang or crash in its own allocator instead of dying."""
+    if sanitized():
+        return None
+    argv = [ctx.prog("rl_malloc"), "in_handler", ctx.files["A"], ctx.files["B"]]
+    problems = ctx.check("hostile.malloc_in_handler", argv, same_output=False)
+    plain, pre = ctx.last_plain, ctx.last_pre
+    if pre.returncode != plain.returncode:
+        problems.append(f"malloc_in_handler: {rl.status_text(pre.returncode)} with seektrace, "
+                        f"{rl.status_text(plain.returncode)} plain")
+    if b"RE-ENTERED" in pre.stderr:
+        problems.append("malloc_in_handler: the report called malloc from the signal handler "
+                        f"(the program's allocator saw it): {pre.stderr[:300]!r}")
+    return problems
+
+
+def errno_case(ctx):
+    a = ctx.files["A"]
+    argv = [ctx.prog("rl_errno"), a]
+    plain = ctx.plain(argv, stdin=a)
+    pre = ctx.preloaded(argv, ctx.fresh("reports"), stdin=a)
+    problems = rl.diff_behaviour("hostile.errno", plain, pre)
+    out = plain.stdout.decode()
+    lines = out.splitlines()
+    print(f"{len(lines)} calls checked")
+    if problems:
+        for x, y in zip(lines, pre.stdout.decode().splitlines()):
+            if x != y:
+                print(f"plain:     {x}\nseektrace: {y}")
+    for ln in pre.stdout.decode().splitlines():
+        if " missing" in ln:
+            problems.append(f"errno: {ln}")
+        m = re.match(r"(\S+)\s+ok\s+ret=(\S+)\s+errno=(\d+)", ln)
+        if m and m.group(3) != "12345" and m.group(1) not in ("fgets_unlocked",):
+            problems.append(f"errno: a successful call changed errno with seektrace: {ln}")
+    if len(lines) < 150:
+        problems.append(f"errno: only {len(lines)} calls made")
+    return problems
+
+
+def stderr_case(ctx, mode):
+    """Reports on stderr (SEEKTRACE_OUTPUT unset) never land anywhere but the
+    stderr the process started with."""
+    a = ctx.files["A"]
+    argv = [ctx.prog("rl_hostile"), mode, a, ctx.files["B"]]
+    problems = []
+    if mode == "stderr_closed_reused":
+        def close2():
+            os.close(2)
+        outs = {}
+        for how in ("plain", "preload"):
+            cwd = ctx.fresh("cwd")
+            env = rl.clean_env() if how == "plain" else rl.preload_env(ctx.lib, cwd, fmt="text")
+            env.pop("SEEKTRACE_OUTPUT", None)
+            p = subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, preexec_fn=close2, timeout=30)
+            with open(os.path.join(cwd, "out.txt"), "rb") as f:
+                outs[how] = (p.returncode, p.stdout, f.read())
+        print(outs)
+        if outs["plain"] != outs["preload"]:
+            problems.append(f"stderr_closed_reused: the program's file on fd 2 changed: {outs}")
+        return problems
+    if mode == "stderr_broken_pipe":
+        outs = {}
+        for how in ("plain", "preload"):
+            r, w = os.pipe()
+            os.close(r)
+            env = rl.clean_env() if how == "plain" else rl.preload_env(ctx.lib, ctx.root, fmt="text")
+            env.pop("SEEKTRACE_OUTPUT", None)
+            p = subprocess.run([ctx.prog("rl_hostile"), "stderr_plain", a, a], env=env,
+                               stdout=subprocess.PIPE, stderr=w, timeout=30)
+            os.close(w)
+            outs[how] = (p.returncode, p.stdout)
+        print({k: (rl.status_text(v[0]), v[1]) for k, v in outs.items()})
+        if outs["plain"] != outs["preload"]:
+            problems.append("stderr_broken_pipe: the report's write to a broken stderr pipe "
+                            f"changed the program's end: {outs}")
+        return problems
+    # The program closes or replaces its stderr itself: the report still goes
+    # to the original stderr, never into the program's own file.
+    outs = {}
+    for how in ("plain", "preload"):
+        cwd = ctx.fresh("cwd")
+        env = rl.clean_env() if how == "plain" else rl.preload_env(ctx.lib, cwd, fmt="text")
+        env.pop("SEEKTRACE_OUTPUT", None)
+        p = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, timeout=30)
+        log = os.path.join(cwd, "log.txt")
+        logged = open(log, "rb").read() if os.path.exists(log) else None
+        outs[how] = (p, logged)
+    plain, pre = outs["plain"][0], outs["preload"][0]
+    if (plain.returncode, plain.stdout) != (pre.returncode, pre.stdout):
+        problems.append(f"{mode}: status/stdout changed")
+    if outs["plain"][1] != outs["preload"][1]:
+        problems.append(f"{mode}: the program's log file changed: {outs['preload'][1][:300]!r}")
+    extra = pre.stderr[len(plain.stderr):] if pre.stderr.startswith(plain.stderr) else None
+    print("stderr with seektrace:", pre.stderr[:200])
+    if extra is None:
+        problems.append(f"{mode}: the program's own stderr output changed: {pre.stderr[:300]!r}")
+    elif not extra.startswith(b"seektrace: pid "):
+        problems.append(f"{mode}: no report on the original stderr after the program "
+                        f"{'closed' if 'closed' in mode else 'replaced'} fd 2 "
+                        f"(stderr: {pre.stderr[:200]!r})")
+    return problems
+
+
+# --- 7. settings ------------------------------------------------------------------
+
+def config_malformed(ctx):
+    a = ctx.files["A"]
+    argv = [ctx.prog("rl_exit"), "return", a]
+    bad = {"SEEKTRACE_FORMAT": "xml", "SEEKTRACE_STACK": "lots", "SEEKTRACE_SIGNALS": "maybe",
+           "SEEKTRACE_CAPTURE": "sometimes", "SEEKTRACE_BUFSIZE": "huge",
+           "SEEKTRACE_TRACE_MAX": "tiny"}
+    plain = ctx.plain(argv)
+    problems = []
+    for var, value in list(bad.items()) + [("all", None)]:
+        extra = bad if var == "all" else {var: value}
+        env = rl.preload_env(ctx.lib, ctx.root, extra)
+        env.pop("SEEKTRACE_OUTPUT")
+        env.pop("SEEKTRACE_FORMAT", None)
+        env.update(extra)
+        p = rl.run(argv, env, cwd=ctx.fresh("cwd"))
+        err = p.stderr.decode(errors="replace")
+        warnings = [ln for ln in err.splitlines() if ln.startswith("seektrace: warning:")]
+        print(f"{var}: {warnings}")
+        want = len(extra)
+        if len(warnings) != want or not all(any(k in w for w in warnings) for k in extra):
+            problems.append(f"config {var}: {len(warnings)} warning lines, expected {want} naming "
+                            f"{sorted(extra)}: {warnings}")
+        if (p.returncode, p.stdout) != (plain.returncode, plain.stdout):
+            problems.append(f"config {var}: the program's status or stdout changed")
+        if "seektrace: pid " not in err:
+            problems.append(f"config {var}: no (text) report on stderr: {err[:300]!r}")
+    return problems
+
+
+def config_unwritable(ctx):
+    a = ctx.files["A"]
+    argv = [ctx.prog("rl_exit"), "return", a]
+    plain = ctx.plain(argv)
+    problems = []
+    for target in ("/nonexistent/dir/report.%p.json", "/proc/version/report.json"):
+        p = rl.run(argv, rl.preload_env(ctx.lib, ctx.root, {"SEEKTRACE_OUTPUT": target}))
+        err = p.stderr.decode(errors="replace")
+        warnings = [ln for ln in err.splitlines() if ln.startswith("seektrace: warning:")]
+        print(target, warnings)
+        if (p.returncode, p.stdout) != (plain.returncode, plain.stdout):
+            problems.append(f"unwritable {target}: the program's status or stdout changed")
+        if len(warnings) != 1:
+            problems.append(f"unwritable {target}: {len(warnings)} warnings, expected 1")
+        body = "\n".join(ln for ln in err.splitlines() if not ln.startswith("seektrace: warning:"))
+        try:
+            rep = json.loads(body)
+            if not any(f["path"] == a for f in rep["files"]):
+                problems.append(f"unwritable {target}: the report on stderr lacks {a}")
+        except json.JSONDecodeError:
+            problems.append(f"unwritable {target}: no JSON report on stderr: {err[:300]!r}")
+    return problems
+
+
+# --- security ---------------------------------------------------------------------
+
+def run_to(ctx, output, extra=None):
+    argv = [ctx.prog("rl_exit"), "return", ctx.files["A"]]
+    env = rl.preload_env(ctx.lib, ctx.root, dict({"SEEKTRACE_OUTPUT": output}, **(extra or {})))
+    return rl.run(argv, env)
+
+
+def security_symlink(ctx):
+    d = ctx.fresh("shared-dir")
+    os.chmod(d, 0o1777)
+    victim = os.path.join(ctx.fresh("victim"), "victim.txt")
+    with open(victim, "w") as f:
+        f.write("precious\n")
+    out = os.path.join(d, "report.json")
+    os.symlink(victim, out)
+    os.symlink(os.path.join(d, "created-through-link"), out + ".1")  # dangling
+    os.mkfifo(out + ".2")
+    p = run_to(ctx, out)
+    problems = []
+    if open(victim).read() != "precious\n":
+        problems.append("symlink: the report was written through a planted symlink")
+    if os.path.exists(os.path.join(d, "created-through-link")):
+        problems.append("symlink: a file was created through a dangling symlink")
+    final = out + ".3"
+    print(sorted(os.listdir(d)), p.returncode, p.stderr[:200])
+    if not os.path.isfile(final) or os.path.islink(final):
+        problems.append(f"symlink: no report at the next free name {final}: {os.listdir(d)}")
+    else:
+        json.load(open(final))
+    return problems
+
+
+def security_existing(ctx):
+    d = ctx.fresh("out")
+    out = os.path.join(d, "report.json")
+    with open(out, "w") as f:
+        f.write("an earlier report\n")
+    run_to(ctx, out)
+    problems = []
+    if open(out).read() != "an earlier report\n":
+        problems.append("existing: an existing file was replaced")
+    if not os.path.isfile(out + ".1"):
+        problems.append(f"existing: no report at {out}.1: {os.listdir(d)}")
+    # With %p: a second image of the same pid (exec) gets <pid>.1.
+    argv = [ctx.prog("rl_procs"), "exec_failed", ctx.files["A"], ctx.files["B"]]
+    d2 = ctx.fresh("out")
+    rl.run(argv, rl.preload_env(ctx.lib, d2))
+    names = sorted(os.listdir(d2), key=lambda n: (len(n), n))
+    print(names)
+    if len(names) != 2 or not re.fullmatch(r"report\.\d+\.json", names[0]) or \
+            names[1] != names[0].replace(".json", ".1.json"):
+        problems.append(f"existing: two reports of one pid named {names}")
+    return problems
+
+
+def security_mode(ctx):
+    d = ctx.fresh("out")
+    out = os.path.join(d, "r.%p.json")
+    old = os.umask(0)
+    try:
+        run_to(ctx, out)
+    finally:
+        os.umask(old)
+    names = os.listdir(d)
+    if len(names) != 1:
+        return [f"mode: expected one report, got {names}"]
+    mode = stat.S_IMODE(os.stat(os.path.join(d, names[0])).st_mode)
+    print(f"{names[0]}: {oct(mode)}")
+    return [] if mode == 0o600 else [f"mode: report created {oct(mode)}, expected 0o600"]
+
+
+def security_escaping(ctx):
+    """File names are data: escaped in JSON (exact round trip) and in text (no
+    raw control characters: a name cannot forge report lines)."""
+    d = ctx.fresh("names")
+    name = os.path.join(d, 'we"ird\\name\nproblem: forged line\t\x01\x1b[31m.bin')
+    with open(name, "wb") as f:
+        f.write(b"x" * 5000)
+    problems = []
+    rep = ctx.fresh("reports")
+    argv = [ctx.prog("rl_hostile"), "stderr_plain", name, name]  # the name in argv too
+    rl.run(argv, rl.preload_env(ctx.lib, rep))
+    reports = rl.load_reports(rep)
+    if not any(f["path"] == name for r in reports for f in r["files"]):
+        problems.append("escaping: the JSON report does not hold the exact name")
+    if not any(name in r["argv"] for r in reports):
+        problems.append("escaping: the JSON report does not hold the exact argv")
+    env = rl.preload_env(ctx.lib, rep, fmt="text")
+    env.pop("SEEKTRACE_OUTPUT")
+    p = rl.run(argv, env)
+    text = p.stderr[p.stderr.find(b"seektrace: pid"):]
+    bad = sorted({c for c in text if c < 0x20 and c != 0x0a})
+    forged = [ln for ln in text.splitlines() if ln.lstrip().startswith(b"problem: forged")]
+    print(text.decode(errors="replace")[:800])
+    if not text or b"ird" not in text:
+        problems.append(f"escaping: no text report naming the file on stderr: {p.stderr[:300]!r}")
+    if bad or forged:
+        problems.append(f"escaping: the text report carries the raw name (control bytes {bad}, "
+                        f"forged lines {forged})")
+    return problems
+
+
+def unsupported_static(ctx):
+    prog = ctx.prog("rl_static")
+    if not os.path.exists(prog):
+        print("SKIP: no static C library to link with")
+        return None
+    argv = [prog, ctx.files["A"]]
+    plain = ctx.plain(argv)
+    rep = ctx.fresh("reports")
+    pre = ctx.preloaded(argv, rep)
+    problems = rl.diff_behaviour("static", plain, pre)
+    if os.listdir(rep):
+        problems.append(f"static: reports appeared from a static binary: {os.listdir(rep)}")
+    return problems
+
+
+def sigkill(ctx):
+    print("SKIP: SIGKILL cannot be caught; what it leaves is the trace file on disk "
+          "(SEEKTRACE_TRACE, read by `seektrace report`), tested with the trace writer")
+    return None
+
+
+CASES = {
+    "threads.strace": lambda c: threads(c, 1500, True),
+    "threads.million": lambda c: threads(c, 62500, False),
+    "exit.sigterm_external": sigterm_external,
+    "exit.threads_sigterm": threads_sigterm,
+    "exit.sigkill": sigkill,
+    "signals.disguise": signals_disguise,
+    "signals.python": signals_python,
+    "hostile.rlimit_nofile": lambda c: rlimit_case(c, "rlimit_nofile", True),
+    "hostile.rlimit_fsize": lambda c: rlimit_case(c, "rlimit_fsize", True),
+    "hostile.fd_exhaustion": lambda c: rlimit_case(c, "fd_exhaustion", False),
+    "hostile.early_constructor": early_constructor,
+    "hostile.malloc_reads": malloc_reads,
+    "hostile.malloc_in_handler": malloc_in_handler,
+    "hostile.errno": errno_case,
+    "config.malformed": config_malformed,
+    "config.unwritable_output": config_unwritable,
+    "security.symlink": security_symlink,
+    "security.existing_report": security_existing,
+    "security.mode": security_mode,
+    "security.escaping": security_escaping,
+    "unsupported.static": unsupported_static,
+}
+for m in ("fork", "vfork", "vfork_exec", "vfork_failed_exec", "posix_spawn", "system", "popen",
+          "exec_chain", "exec_failed", "daemon", "_Fork"):
+    CASES[f"procs.{m}"] = (lambda m: lambda c: procs(c, m))(m)
+for m in EXIT_STATUS:
+    CASES[f"exit.{m}"] = (lambda m: lambda c: exit_case(c, m))(m)
+for m in ("close_range", "closefrom", "dup2_over_std", "handler_stdio", "environ"):
+    CASES[f"hostile.{m}"] = (lambda m: lambda c: hostile(c, m))(m)
+for m in ("stderr_closed_reused", "stderr_broken_pipe", "stderr_closed_by_program",
+          "stderr_dup2_by_program"):
+    CASES[f"hostile.{m}"] = (lambda m: lambda c: stderr_case(c, m))(m)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--lib", required=True)
+    p.add_argument("--bin", required=True)
+    p.add_argument("--keep", action="store_true")
+    p.add_argument("case", choices=sorted(CASES))
+    args = p.parse_args()
+    if not rl.have_strace():
+        print("SKIP: strace is not installed")
+        return rl.SKIP
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # no core files from the crash cases
+    ctx = Ctx(args)
+    try:
+        return rl.main_wrapper(lambda: CASES[args.case](ctx))
+    finally:
+        if args.keep:
+            print("kept", ctx.root)
+        else:
+            shutil.rmtree(ctx.root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

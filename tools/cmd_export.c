@@ -1,0 +1,510 @@
+/* cmd_export.c — seektrace export: the events of traces as Chrome Trace
+ * Event JSON (Perfetto, chrome://tracing), CSV or JSON lines.
+ *
+ * Streaming, two passes per trace: the first collects the definitions
+ * (files, streams, sites, cells — a use may come before its definition in
+ * file order when threads interleave), the second writes the events. Memory
+ * holds the definitions, never the events. */
+#define _GNU_SOURCE 1
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+
+static const char usage[] =
+    "usage: seektrace export --format chrome|csv|jsonl TRACE|DIR ...\n"
+    "\n"
+    "Writes every recorded event to stdout.\n"
+    "  chrome  Chrome Trace Event JSON, for Perfetto (ui.perfetto.dev) and\n"
+    "          chrome://tracing: a track per thread of each process; each stdio call\n"
+    "          a slice, the syscalls glibc made inside it nested under it\n"
+    "  csv     one event per line with a header row, for DuckDB, pandas, Spark\n"
+    "  jsonl   one JSON object per event per line\n"
+    "Columns (csv; the same keys in jsonl, absent when empty): pid, tid, time_ns (since\n"
+    "the process's trace began), dur_ns, event (call, end, count, read, lseek, fstat,\n"
+    "write, deliver, seek, buffer, close, mark, lost), call (the stdio or POSIX call it\n"
+    "belongs to), path, fd, offset, bytes (read/write result; lseek: the new offset),\n"
+    "requested, delivered, reread, kept, site.\n"
+    "\n"
+    "  --format F   chrome, csv or jsonl (required)\n"
+    "  --help       this text\n"
+    "Exit status: 0 success, 2 bad usage or a trace that cannot be read.\n";
+
+enum fmt { CHROME, CSV, JSONL };
+
+struct tstate {
+    uint32_t tid;
+    int depth;
+    int named;
+    uint64_t last_ns; /* end of its last event */
+};
+
+struct ex {
+    enum fmt fmt;
+    FILE *out;
+    long pid;
+    uint64_t base_ns;    /* chrome: the earliest trace start */
+    uint64_t trace_ns;   /* csv/jsonl: this trace's start */
+    struct st_trace_model *defs;
+    void *sym;
+    char **site_names;   /* by site id */
+    size_t nsite_names;
+    struct tstate *threads;
+    size_t nthreads, capthreads;
+    int first_event;
+    uint64_t events;
+};
+
+static struct tstate *thread_of(struct ex *x, uint32_t tid)
+{
+    for (size_t i = 0; i < x->nthreads; i++)
+        if (x->threads[i].tid == tid)
+            return &x->threads[i];
+    if (x->nthreads == x->capthreads) {
+        x->capthreads = x->capthreads ? x->capthreads * 2 : 16;
+        x->threads = realloc(x->threads, x->capthreads * sizeof *x->threads);
+        if (!x->threads)
+            tool_bad_input("out of memory");
+    }
+    struct tstate *t = &x->threads[x->nthreads++];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    return t;
+}
+
+/* "main (fseek2006.c:101)" for a site id, symbolized once. */
+static const char *site_name(struct ex *x, uint32_t site, uint64_t pc)
+{
+    if (!site || !pc)
+        return NULL;
+    if (site >= x->nsite_names) {
+        size_t n = site + 64;
+        char **v = realloc(x->site_names, n * sizeof *v);
+        if (!v)
+            tool_bad_input("out of memory");
+        memset(v + x->nsite_names, 0, (n - x->nsite_names) * sizeof *v);
+        x->site_names = v;
+        x->nsite_names = n;
+    }
+    if (!x->site_names[site]) {
+        struct st_report_frame f;
+        memset(&f, 0, sizeof f);
+        const struct st_trace_module *m = st_trace_model_module_of(x->defs, pc);
+        if (m) {
+            f.module = m->path;
+            f.offset = pc - (m->start - m->file_offset);
+        } else {
+            f.offset = pc;
+        }
+        symbolize_offline(x->sym, m, pc, &f);
+        char buf[512];
+        x->site_names[site] = strdup(st_frame_describe(&f, buf, sizeof buf));
+    }
+    return x->site_names[site];
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+    if (!s)
+        return;
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* What an event is about, from the definitions. */
+struct about {
+    const char *path;
+    int fd;
+    const char *site;
+};
+
+static struct about about_cell(struct ex *x, uint32_t cell)
+{
+    struct about a = {NULL, -1, NULL};
+    uint32_t site;
+    uint64_t pc;
+    if (st_trace_model_cell(x->defs, cell, &a.path, &a.fd, &site, &pc))
+        a.site = site_name(x, site, pc);
+    return a;
+}
+
+static double us(struct ex *x, uint64_t ns)
+{
+    return ns >= x->base_ns ? (double)(ns - x->base_ns) / 1000.0 : 0.0;
+}
+
+static void chrome_args_start(struct ex *x, const struct about *a, const char *call)
+{
+    FILE *f = x->out;
+    fprintf(f, ",\"args\":{");
+    int comma = 0;
+    if (a->path) {
+        fprintf(f, "\"path\":");
+        json_str(f, a->path);
+        comma = 1;
+    }
+    if (a->fd >= 0) {
+        fprintf(f, "%s\"fd\":%d", comma ? "," : "", a->fd);
+        comma = 1;
+    }
+    if (a->site) {
+        fprintf(f, "%s\"site\":", comma ? "," : "");
+        json_str(f, a->site);
+        comma = 1;
+    }
+    if (call) {
+        fprintf(f, "%s\"call\":", comma ? "," : "");
+        json_str(f, call);
+        comma = 1;
+    }
+    if (!comma)
+        fprintf(f, "\"_\":0");
+}
+
+static void chrome_event(struct ex *x, const struct st_trace_event *ev)
+{
+    FILE *f = x->out;
+    struct tstate *t = thread_of(x, ev->tid);
+    if (!t->named) {
+        t->named = 1;
+        fprintf(f, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%ld,\"tid\":%" PRIu32
+                   ",\"args\":{\"name\":\"thread %" PRIu32 "\"}}",
+                x->pid, ev->tid, ev->tid);
+    }
+    const char *call = ev->call >= 0 ? st_call_name((enum st_call)ev->call) : NULL;
+    if (ev->time_ns + ev->dur_ns > t->last_ns)
+        t->last_ns = ev->time_ns + ev->dur_ns;
+    switch (ev->kind) {
+    case ST_EV_CALL: {
+        struct about a = ev->counted ? about_cell(x, ev->target) : (struct about){NULL, -1, NULL};
+        t->depth++;
+        fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"B\",\"ts\":%.3f,\"pid\":%ld,"
+                   "\"tid\":%" PRIu32,
+                call, ev->counted ? "call" : "stdio-internal", us(x, ev->time_ns), x->pid, ev->tid);
+        chrome_args_start(x, &a, NULL);
+        fprintf(f, "}}");
+        break;
+    }
+    case ST_EV_END:
+        if (t->depth <= 0)
+            break; /* its call began before the trace did */
+        t->depth--;
+        fprintf(f, ",\n{\"ph\":\"E\",\"ts\":%.3f,\"pid\":%ld,\"tid\":%" PRIu32 "}",
+                us(x, ev->time_ns), x->pid, ev->tid);
+        break;
+    case ST_EV_READ:
+    case ST_EV_READ_REREAD:
+    case ST_EV_LSEEK:
+    case ST_EV_FSTAT:
+    case ST_EV_WRITE: {
+        struct about a = about_cell(x, ev->target);
+        const char *name = ev->kind == ST_EV_LSEEK ? "lseek" : ev->kind == ST_EV_FSTAT ? "fstat"
+                         : ev->kind == ST_EV_WRITE ? "write" : "read";
+        fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"syscall\",\"ph\":\"X\",\"ts\":%.3f,"
+                   "\"dur\":%.3f,\"pid\":%ld,\"tid\":%" PRIu32,
+                name, us(x, ev->time_ns), (double)ev->dur_ns / 1000.0, x->pid, ev->tid);
+        chrome_args_start(x, &a, call);
+        if (ev->kind == ST_EV_READ || ev->kind == ST_EV_READ_REREAD)
+            fprintf(f, ",\"offset\":%" PRId64 ",\"bytes\":%" PRId64 ",\"reread\":%" PRIu64,
+                    ev->offset, ev->result, ev->reread);
+        else if (ev->kind == ST_EV_LSEEK || ev->kind == ST_EV_WRITE)
+            fprintf(f, ",\"%s\":%" PRId64, ev->kind == ST_EV_LSEEK ? "offset" : "bytes", ev->result);
+        fprintf(f, "}}");
+        break;
+    }
+    case ST_EV_MARK:
+        fprintf(f, ",\n{\"name\":");
+        {
+            char *label = strndup(ev->str, ev->str_len);
+            json_str(f, label ? label : "");
+            free(label);
+        }
+        fprintf(f, ",\"cat\":\"mark\",\"ph\":\"i\",\"s\":\"p\",\"ts\":%.3f,\"pid\":%ld,"
+                   "\"tid\":%" PRIu32 "}",
+                us(x, ev->time_ns), x->pid, ev->tid);
+        break;
+    default:
+        break;
+    }
+}
+
+static const char *event_name(unsigned kind)
+{
+    return kind == ST_EV_READ_REREAD ? "read" : st_trace_kind_name(kind);
+}
+
+static int exported(unsigned kind)
+{
+    switch (kind) {
+    case ST_EV_CALL: case ST_EV_END: case ST_EV_COUNT: case ST_EV_READ: case ST_EV_READ_REREAD:
+    case ST_EV_REREAD: case ST_EV_LSEEK: case ST_EV_FSTAT: case ST_EV_WRITE: case ST_EV_DELIVER:
+    case ST_EV_SEEK: case ST_EV_BUF: case ST_EV_CLOSE: case ST_EV_MARK: case ST_EV_LOST:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void row_event(struct ex *x, const struct st_trace_event *ev)
+{
+    if (!exported(ev->kind))
+        return;
+    FILE *f = x->out;
+    struct about a = {NULL, -1, NULL};
+    if (ev->kind == ST_EV_BUF || ev->kind == ST_EV_CLOSE)
+        st_trace_model_stream(x->defs, ev->id, &a.path, &a.fd);
+    else if (ev->kind != ST_EV_END && ev->kind != ST_EV_MARK && ev->kind != ST_EV_LOST &&
+             !(ev->kind == ST_EV_CALL && !ev->counted))
+        a = about_cell(x, ev->target);
+    const char *call = ev->call >= 0 ? st_call_name((enum st_call)ev->call) : NULL;
+    uint64_t t = ev->time_ns >= x->trace_ns ? ev->time_ns - x->trace_ns : 0;
+    int is_read = ev->kind == ST_EV_READ || ev->kind == ST_EV_READ_REREAD;
+    int has_bytes = is_read || ev->kind == ST_EV_WRITE || ev->kind == ST_EV_LSEEK;
+    int timed = ev->kind == ST_EV_CALL || ev->kind == ST_EV_END || is_read ||
+                ev->kind == ST_EV_LSEEK || ev->kind == ST_EV_FSTAT || ev->kind == ST_EV_WRITE ||
+                ev->kind == ST_EV_MARK || ev->kind == ST_EV_CLOSE;
+    char *label = ev->kind == ST_EV_MARK ? strndup(ev->str, ev->str_len) : NULL;
+    if (x->fmt == CSV) {
+        fprintf(f, "%ld,%" PRIu32 ",", x->pid, ev->tid);
+        if (timed)
+            fprintf(f, "%" PRIu64, t);
+        fputc(',', f);
+        if (timed && ev->kind != ST_EV_CALL && ev->kind != ST_EV_END && ev->kind != ST_EV_MARK &&
+            ev->kind != ST_EV_CLOSE)
+            fprintf(f, "%" PRIu64, ev->dur_ns);
+        fprintf(f, ",%s,", event_name(ev->kind));
+        csv_field(f, call);
+        fputc(',', f);
+        csv_field(f, ev->kind == ST_EV_MARK ? label : a.path);
+        fputc(',', f);
+        if (a.fd >= 0)
+            fprintf(f, "%d", a.fd);
+        fputc(',', f);
+        if (is_read && ev->offset >= 0)
+            fprintf(f, "%" PRId64, ev->offset);
+        fputc(',', f);
+        if (has_bytes)
+            fprintf(f, "%" PRId64, ev->result);
+        else if (ev->kind == ST_EV_BUF)
+            fprintf(f, "%" PRIu64, ev->buffer_size);
+        else if (ev->kind == ST_EV_LOST)
+            fprintf(f, "%" PRIu64, ev->n);
+        fputc(',', f);
+        if (ev->kind == ST_EV_DELIVER)
+            fprintf(f, "%" PRIu64 ",%" PRIu64, ev->requested, ev->delivered);
+        else
+            fputc(',', f);
+        fputc(',', f);
+        if (is_read || ev->kind == ST_EV_REREAD)
+            fprintf(f, "%" PRIu64, ev->reread);
+        fputc(',', f);
+        if (ev->kind == ST_EV_SEEK)
+            fprintf(f, "%d", ev->kept);
+        fputc(',', f);
+        csv_field(f, a.site);
+        fputc('\n', f);
+    } else {
+        fprintf(f, "{\"pid\":%ld,\"tid\":%" PRIu32, x->pid, ev->tid);
+        if (timed)
+            fprintf(f, ",\"time_ns\":%" PRIu64, t);
+        if (timed && ev->kind != ST_EV_CALL && ev->kind != ST_EV_END && ev->kind != ST_EV_MARK &&
+            ev->kind != ST_EV_CLOSE)
+            fprintf(f, ",\"dur_ns\":%" PRIu64, ev->dur_ns);
+        fprintf(f, ",\"event\":\"%s\"", event_name(ev->kind));
+        if (call)
+            fprintf(f, ",\"call\":\"%s\"", call);
+        if (ev->kind == ST_EV_CALL)
+            fprintf(f, ",\"counted\":%s", ev->counted ? "true" : "false");
+        if (a.path) {
+            fprintf(f, ",\"path\":");
+            json_str(f, a.path);
+        }
+        if (label) {
+            fprintf(f, ",\"label\":");
+            json_str(f, label);
+        }
+        if (a.fd >= 0)
+            fprintf(f, ",\"fd\":%d", a.fd);
+        if (is_read && ev->offset >= 0)
+            fprintf(f, ",\"offset\":%" PRId64, ev->offset);
+        if (has_bytes)
+            fprintf(f, ",\"bytes\":%" PRId64, ev->result);
+        if (ev->kind == ST_EV_BUF)
+            fprintf(f, ",\"buffer_size\":%" PRIu64, ev->buffer_size);
+        if (ev->kind == ST_EV_LOST)
+            fprintf(f, ",\"lost\":%" PRIu64, ev->n);
+        if (ev->kind == ST_EV_DELIVER)
+            fprintf(f, ",\"requested\":%" PRIu64 ",\"delivered\":%" PRIu64, ev->requested,
+                    ev->delivered);
+        if (is_read || ev->kind == ST_EV_REREAD)
+            fprintf(f, ",\"reread\":%" PRIu64, ev->reread);
+        if (ev->kind == ST_EV_SEEK)
+            fprintf(f, ",\"kept\":%s,\"resync\":%" PRIu64, ev->kept ? "true" : "false", ev->resync);
+        if (a.site) {
+            fprintf(f, ",\"site\":");
+            json_str(f, a.site);
+        }
+        fprintf(f, "}\n");
+    }
+    free(label);
+}
+
+static void export_trace(struct ex *x, const char *path)
+{
+    char err[ST_TRACE_ERROR_MAX];
+    struct st_trace_event ev;
+    int k;
+    /* Pass 1: definitions. */
+    struct st_trace_reader *r = st_trace_open(path, err);
+    if (!r)
+        tool_bad_input("%s", err);
+    x->defs = st_trace_model_new();
+    if (!x->defs)
+        tool_bad_input("out of memory");
+    while ((k = st_trace_next(r, &ev, err)) == 1)
+        if (ev.kind == ST_EV_FILE_DEF || ev.kind == ST_EV_STREAM_DEF || ev.kind == ST_EV_CELL_DEF ||
+            ev.kind == ST_EV_SITE_DEF || ev.kind == ST_EV_MODULE)
+            if (st_trace_model_apply(x->defs, &ev) != 0)
+                tool_bad_input("out of memory");
+    if (k < 0)
+        tool_bad_input("%s", err);
+    const struct st_trace_info *in = st_trace_info(r);
+    x->pid = in->pid;
+    x->trace_ns = in->start_ns;
+    x->nthreads = 0;
+    if (x->fmt == CHROME) {
+        char cmd[200];
+        struct st_report tmp;
+        memset(&tmp, 0, sizeof tmp);
+        tmp.argc = in->argc;
+        tmp.argv = (const char *const *)in->argv;
+        argv_line(&tmp, cmd, sizeof cmd);
+        fprintf(x->out, "%s\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%ld,\"tid\":0,"
+                        "\"args\":{\"name\":",
+                x->first_event ? "" : ",", x->pid);
+        char name[256];
+        snprintf(name, sizeof name, "%s (pid %ld)", cmd, x->pid);
+        json_str(x->out, name);
+        fprintf(x->out, "}}");
+        x->first_event = 0;
+    }
+    st_trace_close(r);
+    /* Pass 2: events. */
+    if (!(r = st_trace_open(path, err)))
+        tool_bad_input("%s", err);
+    while ((k = st_trace_next(r, &ev, err)) == 1) {
+        x->events++;
+        if (x->fmt == CHROME)
+            chrome_event(x, &ev);
+        else
+            row_event(x, &ev);
+        if ((x->events & 0xfffff) == 0)
+            progress_step(0, st_trace_bytes_read(r));
+    }
+    if (k < 0)
+        tool_bad_input("%s", err);
+    /* Calls still open when the trace ended (a crash inside one): closed at
+     * their thread's last event so that every slice has an end. */
+    if (x->fmt == CHROME)
+        for (size_t t = 0; t < x->nthreads; t++)
+            while (x->threads[t].depth > 0) {
+                x->threads[t].depth--;
+                fprintf(x->out, ",\n{\"ph\":\"E\",\"ts\":%.3f,\"pid\":%ld,\"tid\":%" PRIu32 "}",
+                        us(x, x->threads[t].last_ns), x->pid, x->threads[t].tid);
+            }
+    st_trace_close(r);
+    st_trace_model_free(x->defs);
+    x->defs = NULL;
+    for (size_t i = 0; i < x->nsite_names; i++)
+        free(x->site_names[i]);
+    free(x->site_names);
+    x->site_names = NULL;
+    x->nsite_names = 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+    const char *format = NULL;
+    char **pos = calloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    if (!pos)
+        tool_bad_input("out of memory");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            out_printf("%s", usage);
+            free(pos);
+            return 0;
+        } else if (opt_value("export", argc, argv, &i, "--format", &v)) {
+            format = v;
+        } else if (strcmp(a, "--") == 0) {
+            while (++i < argc)
+                pos[npos++] = argv[i];
+        } else if (a[0] == '-' && a[1]) {
+            tool_usage_error("export", "unknown option '%s'", a);
+        } else {
+            pos[npos++] = argv[i];
+        }
+    }
+    if (!format)
+        tool_usage_error("export", "--format chrome|csv|jsonl is required");
+    struct ex x;
+    memset(&x, 0, sizeof x);
+    if (strcmp(format, "chrome") == 0)
+        x.fmt = CHROME;
+    else if (strcmp(format, "csv") == 0)
+        x.fmt = CSV;
+    else if (strcmp(format, "jsonl") == 0)
+        x.fmt = JSONL;
+    else
+        tool_usage_error("export", "--format takes chrome, csv or jsonl, not '%s'", format);
+    if (!npos)
+        tool_usage_error("export", "no trace or directory given");
+    struct inputs in;
+    inputs_collect(pos, npos, &in);
+    free(pos);
+    static char buf[1 << 20];
+    setvbuf(stdout, buf, _IOFBF, sizeof buf);
+    x.out = stdout;
+    x.sym = symbolizer_new();
+    x.first_event = 1;
+    /* Chrome: one time base for all processes, so a tree lines up. */
+    x.base_ns = UINT64_MAX;
+    for (size_t k = 0; k < in.n; k++) {
+        char err[ST_TRACE_ERROR_MAX];
+        struct st_trace_reader *r = st_trace_open(in.paths[k], err);
+        if (!r)
+            tool_bad_input("%s", err);
+        if (st_trace_info(r)->start_ns < x.base_ns)
+            x.base_ns = st_trace_info(r)->start_ns;
+        st_trace_close(r);
+    }
+    if (x.fmt == CHROME)
+        fprintf(stdout, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"seektrace\"},"
+                        "\"traceEvents\":[");
+    else if (x.fmt == CSV)
+        fprintf(stdout, "pid,tid,time_ns,dur_ns,event,call,path,fd,offset,bytes,requested,"
+                        "delivered,reread,kept,site\n");
+    progress_start("exporting", in.n);
+    for (size_t k = 0; k < in.n; k++)
+        export_trace(&x, in.paths[k]);
+    progress_end();
+    if (x.fmt == CHROME)
+        fprintf(stdout, "\n]}\n");
+    free(x.threads);
+    symbolizer_free(x.sym);
+    inputs_free(&in);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        tool_bad_input("cannot write the output");
+    return 0;
+}

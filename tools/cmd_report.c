@@ -1,0 +1,532 @@
+/* cmd_report.c — seektrace report: the report of one or many processes.
+ *
+ * One process: exactly the report it printed at exit (its footer), or, for
+ * a trace the process never finished, the same report rebuilt from the
+ * events. Several: a line per process, then their accounts merged by file.
+ * Traces are read one at a time: memory holds the merged accounts and a
+ * line per process, never all traces at once. */
+#define _GNU_SOURCE 1
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_cli.h"
+#include "tool.h"
+#include "units.h"
+
+static const char usage[] =
+    "usage: seektrace report [OPTIONS] TRACE|DIR|REPORT.json ...\n"
+    "\n"
+    "Prints the report of the traced processes: one process's report exactly as it\n"
+    "printed it at exit, or, for several, a line per process and their accounts\n"
+    "merged by file. A directory stands for the *.sktrace files in it. JSON reports\n"
+    "written by the library (SEEKTRACE_FORMAT=json) are read too.\n"
+    "\n"
+    "  --by file|site|process  what to list: files (default), call sites over all\n"
+    "                          processes, or processes\n"
+    "  --json                  JSON: seektrace.report/1 for one process,\n"
+    "                          seektrace.merged/1 for several\n"
+    "  --top N                 at most N rows in site and process tables (default 20)\n"
+    "  --from-events           rebuild the accounts from the events even where the\n"
+    "                          trace has a footer (a check of the trace itself)\n"
+    "  --stats                 statistics of the trace files instead of a report:\n"
+    "                          events, bytes, bytes per event, events by kind\n"
+    "  --help                  this text\n"
+    "\n"
+    "Exit status: 0 success, 2 bad usage or an input that cannot be read (one line\n"
+    "on stderr names the file, what is wrong and the byte offset).\n";
+
+/* One line per process, kept for the table at the end. */
+struct prow {
+    long pid, ppid;
+    char status[12];
+    char cmd[160];
+    uint64_t start;
+    int argc;
+    char **argv;
+    int depth;          /* in the process tree, for the table */
+    struct st_counts t; /* totals, by_call unused */
+};
+
+struct rctx {
+    const struct report_opts *o;
+    struct merged *merged;
+    struct prow *rows;
+    size_t nrows, caprows;
+    size_t loaded, ninputs;
+    int json_started;
+    size_t json_count;
+    /* single process: rendered directly */
+    int single;
+};
+
+static void note_status(const struct process *p)
+{
+    if (p->kind != SOURCE_TRACE || strcmp(p->status, "complete") == 0)
+        return;
+    if (strcmp(p->status, "partial") == 0)
+        tool_warn("note: %s is partial: pid %ld never finished its trace (killed, crashed, or "
+                  "still running); the figures cover everything it recorded until then",
+                  p->source, p->report.pid);
+    else
+        tool_warn("note: %s is truncated: pid %ld reached the trace size cap and %" PRIu64
+                  " events were not recorded%s",
+                  p->source, p->report.pid, p->events_lost,
+                  p->footer_mem ? "; the accounts are complete (from the footer), the event "
+                                  "timeline stops early"
+                                : "");
+}
+
+/* A rendered seektrace.report/1 object with a "trace" member added when the
+ * trace was not complete (the object ends in "}\n"). */
+static void write_json_object(const struct process *p, const char *json, size_t len)
+{
+    if (p->kind == SOURCE_TRACE && strcmp(p->status, "complete") != 0 && len >= 2 &&
+        json[len - 2] == '}') {
+        out_write(json, len - 2);
+        out_printf(",\"trace\":{\"status\":\"%s\",\"source\":", p->status);
+        fflush(stdout);
+        json_str(stdout, p->source);
+        out_printf(",\"events_lost\":%" PRIu64 "}}\n", p->events_lost);
+    } else {
+        out_write(json, len);
+    }
+}
+
+static int on_process(struct process *p, void *vctx)
+{
+    struct rctx *c = vctx;
+    const struct report_opts *o = c->o;
+    note_status(p);
+    if (c->single && o->by == BY_FILE) {
+        size_t len;
+        char *s = render_report(&p->report, o->json, &len);
+        if (o->json)
+            write_json_object(p, s, len);
+        else
+            out_write(s, len);
+        free(s);
+        c->loaded++;
+        return 0;
+    }
+    if (o->json && o->by != BY_SITE) {
+        size_t len;
+        char *s = render_report(&p->report, 1, &len);
+        out_printf("%s", c->json_count++ ? "," : "");
+        write_json_object(p, s, len);
+        free(s);
+    }
+    merged_add(c->merged, &p->report);
+    if (c->nrows == c->caprows) {
+        c->caprows = c->caprows ? c->caprows * 2 : 64;
+        c->rows = realloc(c->rows, c->caprows * sizeof *c->rows);
+        if (!c->rows)
+            tool_bad_input("out of memory");
+    }
+    struct prow *row = &c->rows[c->nrows++];
+    memset(row, 0, sizeof *row);
+    row->pid = p->report.pid;
+    row->ppid = p->report.ppid;
+    snprintf(row->status, sizeof row->status, "%s", p->status);
+    argv_line(&p->report, row->cmd, sizeof row->cmd);
+    row->start = p->start_realtime_ns;
+    row->t = p->report.totals;
+    row->argc = p->report.argc;
+    row->argv = calloc((size_t)p->report.argc + 1, sizeof *row->argv);
+    for (int i = 0; row->argv && i < p->report.argc; i++)
+        row->argv[i] = strdup(p->report.argv[i]);
+    c->loaded++;
+    progress_step(c->loaded, 0);
+    return 0;
+}
+
+static void process_table(struct prow *rows, size_t n, size_t top)
+{
+    out_printf("  %8s %8s  %-9s %9s %11s %11s %9s %9s  %s\n", "pid", "ppid", "trace", "amplif.",
+               "kernel read", "delivered", "reads", "lseeks", "command");
+    for (size_t i = 0; i < n && i < top; i++) {
+        char a[32], b1[32], b2[32], n1[32], n2[32];
+        const struct st_counts *t = &rows[i].t;
+        out_printf("  %8ld %8ld  %-9s %9s %11s %11s %9s %9s  %*s%s\n", rows[i].pid, rows[i].ppid,
+                   rows[i].status, st_fmt_ratio(a, sizeof a, st_counts_amplification(t)),
+                   st_fmt_bytes(b1, sizeof b1, t->kernel_read_bytes),
+                   st_fmt_bytes(b2, sizeof b2, t->delivered_bytes),
+                   st_fmt_count(n1, sizeof n1, t->read_syscalls),
+                   st_fmt_count(n2, sizeof n2, t->lseek_syscalls),
+                   rows[i].depth > 8 ? 16 : 2 * rows[i].depth, "", rows[i].cmd);
+    }
+    if (n > top)
+        out_printf("  ... and %zu more processes (--top N shows more)\n", n - top);
+}
+
+/* Sites over all files, worst first. */
+struct srow {
+    const struct st_report_site *site;
+    const char *path;
+};
+
+static int worse_site(const void *a, const void *b)
+{
+    const struct st_counts *x = &((const struct srow *)a)->site->counts;
+    const struct st_counts *y = &((const struct srow *)b)->site->counts;
+    uint64_t wx = st_counts_wasted_bytes(x), wy = st_counts_wasted_bytes(y);
+    if (wx != wy)
+        return wx > wy ? -1 : 1;
+    uint64_t sx = x->read_syscalls + x->lseek_syscalls, sy = y->read_syscalls + y->lseek_syscalls;
+    if (sx != sy)
+        return sx > sy ? -1 : 1;
+    return strcmp(((const struct srow *)a)->path, ((const struct srow *)b)->path);
+}
+
+static uint64_t calls_of(const struct st_counts *c)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < ST_CALL_COUNT; k++)
+        n += c->by_call[k].calls;
+    return n;
+}
+
+static void site_table(const struct st_report *m, const struct report_opts *o)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < m->nfiles; i++)
+        n += m->files[i].nsites;
+    struct srow *rows = calloc(n ? n : 1, sizeof *rows);
+    if (!rows)
+        tool_bad_input("out of memory");
+    size_t k = 0;
+    for (size_t i = 0; i < m->nfiles; i++)
+        for (size_t s = 0; s < m->files[i].nsites; s++)
+            rows[k++] = (struct srow){&m->files[i].sites[s], m->files[i].path};
+    qsort(rows, n, sizeof *rows, worse_site);
+    size_t top = o->top ? o->top : 20;
+    if (o->json) {
+        out_printf("{\"schema\":\"seektrace.sites/1\",\"sites\":[");
+        for (size_t i = 0; i < n && i < top; i++) {
+            const struct st_report_site *s = rows[i].site;
+            const struct st_report_frame *f = s->nframes ? &s->frames[0] : NULL;
+            const struct st_counts *c = &s->counts;
+            fflush(stdout);
+            out_printf("%s{\"path\":", i ? "," : "");
+            fflush(stdout);
+            json_str(stdout, rows[i].path);
+            out_printf(",\"function\":");
+            fflush(stdout);
+            if (f && f->function)
+                json_str(stdout, f->function);
+            else
+                out_printf("null");
+            out_printf(",\"source\":");
+            fflush(stdout);
+            if (f && f->source)
+                json_str(stdout, f->source);
+            else
+                out_printf("null");
+            out_printf(",\"line\":%d,\"module\":", f ? f->line : 0);
+            fflush(stdout);
+            json_str(stdout, f && f->module ? f->module : "");
+            out_printf(",\"offset\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"requested_bytes\":%" PRIu64
+                       ",\"delivered_bytes\":%" PRIu64 ",\"kernel_read_bytes\":%" PRIu64
+                       ",\"read_syscalls\":%" PRIu64 ",\"lseek_syscalls\":%" PRIu64
+                       ",\"reread_bytes\":%" PRIu64 ",\"amplification\":",
+                       f ? f->offset : 0, calls_of(c), c->requested_bytes, c->delivered_bytes,
+                       c->kernel_read_bytes, c->read_syscalls, c->lseek_syscalls, c->reread_bytes);
+            if (c->delivered_bytes)
+                out_printf("%.6g}", st_counts_amplification(c));
+            else
+                out_printf("null}");
+        }
+        out_printf("]}\n");
+    } else {
+        out_printf("  %9s %11s %11s %9s %9s %9s  %s\n", "amplif.", "kernel read", "delivered",
+                   "reads", "lseeks", "calls", "site / file");
+        for (size_t i = 0; i < n && i < top; i++) {
+            const struct st_report_site *s = rows[i].site;
+            const struct st_counts *c = &s->counts;
+            char a[32], b1[32], b2[32], n1[32], n2[32], n3[32], d[512];
+            out_printf("  %9s %11s %11s %9s %9s %9s  %s\n      %s\n",
+                       st_fmt_ratio(a, sizeof a, st_counts_amplification(c)),
+                       st_fmt_bytes(b1, sizeof b1, c->kernel_read_bytes),
+                       st_fmt_bytes(b2, sizeof b2, c->delivered_bytes),
+                       st_fmt_count(n1, sizeof n1, c->read_syscalls),
+                       st_fmt_count(n2, sizeof n2, c->lseek_syscalls),
+                       st_fmt_count(n3, sizeof n3, calls_of(c)),
+                       st_frame_describe(s->nframes ? &s->frames[0] : NULL, d, sizeof d),
+                       rows[i].path);
+        }
+        if (n == 0)
+            out_printf("  no call sites recorded (SEEKTRACE_STACK=0, or nothing was read)\n");
+        else if (n > top)
+            out_printf("  ... and %zu more sites (--top N shows more)\n", n - top);
+    }
+    free(rows);
+}
+
+static int by_start(const void *a, const void *b)
+{
+    const struct prow *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->pid < y->pid ? -1 : x->pid > y->pid;
+}
+
+/* Rows in tree order: each process after its parent (when the parent is
+ * among them), siblings by start time; depth set for the table. */
+static void tree_order(struct prow *rows, size_t n)
+{
+    if (n < 2)
+        return;
+    qsort(rows, n, sizeof *rows, by_start);
+    size_t *parent = malloc(n * sizeof *parent), *out = malloc(n * sizeof *out);
+    size_t *stack = malloc(n * sizeof *stack);
+    struct prow *copy = malloc(n * sizeof *copy);
+    if (!parent || !out || !stack || !copy)
+        tool_bad_input("out of memory");
+    for (size_t i = 0; i < n; i++) {
+        parent[i] = (size_t)-1;
+        /* A process with that pid: the latest that began before this one,
+         * else any (a trace begins with its first read, not its process). */
+        for (size_t k = 0; k < n; k++)
+            if (k != i && rows[k].pid == rows[i].ppid &&
+                (parent[i] == (size_t)-1 || rows[k].start <= rows[i].start))
+                parent[i] = k;
+    }
+    size_t no = 0;
+    for (size_t root = 0; root < n; root++) {
+        if (parent[root] != (size_t)-1)
+            continue;
+        size_t sp = 0;
+        stack[sp++] = root;
+        rows[root].depth = 0;
+        while (sp) {
+            size_t i = stack[--sp];
+            out[no++] = i;
+            /* Children pushed latest-first so the earliest comes out first. */
+            for (size_t k = n; k-- > 0;)
+                if (parent[k] == i) {
+                    rows[k].depth = rows[i].depth + 1;
+                    stack[sp++] = k;
+                }
+        }
+    }
+    /* A cycle of reused pids would leave rows out: append them. */
+    char *seen = calloc(n, 1);
+    if (!seen)
+        tool_bad_input("out of memory");
+    for (size_t i = 0; i < no; i++)
+        seen[out[i]] = 1;
+    for (size_t i = 0; i < n && no < n; i++)
+        if (!seen[i])
+            out[no++] = i;
+    memcpy(copy, rows, n * sizeof *rows);
+    for (size_t i = 0; i < n; i++)
+        rows[i] = copy[out[i]];
+    free(seen);
+    free(parent);
+    free(out);
+    free(stack);
+    free(copy);
+}
+
+/* Inputs sorted by when their process started (traces), in given order
+ * otherwise. */
+struct order {
+    char *path;
+    uint64_t start;
+    size_t given;
+};
+
+static int by_order(const void *a, const void *b)
+{
+    const struct order *x = a, *y = b;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return x->given < y->given ? -1 : x->given > y->given;
+}
+
+static int stats(char **paths, size_t n)
+{
+    uint64_t all_events = 0, all_bytes = 0, by_kind[32] = {0};
+    for (size_t i = 0; i < n; i++) {
+        char err[ST_TRACE_ERROR_MAX];
+        struct st_trace_reader *r = st_trace_open(paths[i], err);
+        if (!r)
+            tool_bad_input("%s", err);
+        struct st_trace_event ev;
+        int k;
+        uint64_t events = 0, kinds[32] = {0};
+        while ((k = st_trace_next(r, &ev, err)) == 1) {
+            events++;
+            kinds[ev.kind & 31]++;
+        }
+        if (k < 0)
+            tool_bad_input("%s", err);
+        const struct st_trace_info *in = st_trace_info(r);
+        uint64_t bytes = st_trace_bytes_read(r);
+        out_printf("%s: pid %ld, %s, %" PRIu64 " events in %" PRIu64 " bytes (%.2f bytes/event), "
+                   "%" PRIu64 " chunks of %u bytes, file %" PRIu64 " bytes, %" PRIu64 " lost, %.3f s\n",
+                   paths[i], in->pid, st_trace_status(in), events, bytes,
+                   events ? (double)bytes / (double)events : 0.0, st_trace_chunks_read(r),
+                   in->chunk_size, in->file_size, in->events_lost,
+                   in->end_ns > in->start_ns ? (double)(in->end_ns - in->start_ns) / 1e9 : 0.0);
+        all_events += events;
+        all_bytes += bytes;
+        for (int q = 0; q < 32; q++)
+            by_kind[q] += kinds[q];
+        st_trace_close(r);
+    }
+    out_printf("total: %" PRIu64 " events in %" PRIu64 " bytes (%.2f bytes/event)\n", all_events,
+               all_bytes, all_events ? (double)all_bytes / (double)all_events : 0.0);
+    for (unsigned q = 1; q <= ST_EV_KIND_MAX; q++)
+        if (by_kind[q])
+            out_printf("  %-8s %12" PRIu64 "%s\n", st_trace_kind_name(q), by_kind[q],
+                       q == ST_EV_READ_REREAD ? " (re-reads)" : "");
+    return 0;
+}
+
+int report_paths(const struct report_opts *o, char **paths, size_t n)
+{
+    if (o->stats)
+        return stats(paths, n);
+    /* Order by start time: a process tree reads top-down. */
+    struct order *ord = calloc(n ? n : 1, sizeof *ord);
+    if (!ord)
+        tool_bad_input("out of memory");
+    for (size_t i = 0; i < n; i++) {
+        long pid, ppid;
+        ord[i].path = paths[i];
+        ord[i].given = i;
+        if (peek_trace(paths[i], &pid, &ppid, &ord[i].start) != 0)
+            ord[i].start = UINT64_MAX; /* reports, and files load_file will explain */
+    }
+    qsort(ord, n, sizeof *ord, by_order);
+
+    struct rctx c;
+    memset(&c, 0, sizeof c);
+    c.o = o;
+    c.merged = merged_new();
+    c.ninputs = n;
+    struct load_opts lo = {o->from_events, 1};
+    /* A single trace prints its own report; a single JSON file may hold
+     * several processes, so it goes the merged way. */
+    c.single = n == 1 && ord[0].start != UINT64_MAX;
+    if (o->json && o->by != BY_SITE && !(c.single && o->by == BY_FILE))
+        out_printf("{\"schema\":\"seektrace.merged/1\",\"processes\":[");
+    progress_start("reading traces", n);
+    for (size_t i = 0; i < n; i++) {
+        char err[ST_TRACE_ERROR_MAX];
+        if (load_file(ord[i].path, &lo, on_process, &c, err) != 0)
+            tool_bad_input("%s", err);
+    }
+    progress_end();
+    free(ord);
+    if (c.single && o->by == BY_FILE) {
+        merged_free(c.merged);
+        return 0;
+    }
+    tree_order(c.rows, c.nrows);
+    /* The merged report speaks for the root of the tree. */
+    struct st_report first;
+    memset(&first, 0, sizeof first);
+    if (c.nrows) {
+        first.pid = c.rows[0].pid;
+        first.ppid = c.rows[0].ppid;
+        first.argc = c.rows[0].argv ? c.rows[0].argc : 0;
+        first.argv = (const char *const *)c.rows[0].argv;
+    }
+    struct st_report m;
+    merged_report(c.merged, &m, c.nrows ? &first : NULL);
+    size_t top = o->top ? o->top : 20;
+    if (o->by == BY_SITE) {
+        site_table(&m, o);
+    } else if (o->json) {
+        size_t len;
+        char *s = render_report(&m, 1, &len);
+        out_printf("],\"merged\":");
+        out_write(s, len);
+        out_printf("}\n");
+        free(s);
+    } else {
+        size_t complete = 0;
+        for (size_t i = 0; i < c.nrows; i++)
+            complete += strcmp(c.rows[i].status, "complete") == 0 ||
+                        strcmp(c.rows[i].status, "report") == 0;
+        char cmd[200];
+        argv_line(&first, cmd, sizeof cmd);
+        out_printf("seektrace: %zu process%s", c.nrows, c.nrows == 1 ? "" : "es");
+        if (complete != c.nrows)
+            out_printf(" (%zu not complete)", c.nrows - complete);
+        out_printf(": %s  [capture: %s]\n", cmd, m.capture);
+        process_table(c.rows, c.nrows, o->by == BY_PROCESS ? top : (size_t)-1);
+        if (o->by == BY_FILE) {
+            /* The merged accounts, in the report's own words; its first line
+             * (one process's pid and command) gives way to ours. */
+            size_t len;
+            char *s = render_report(&m, 0, &len);
+            char *body = strchr(s, '\n');
+            out_printf("\n  all processes together:\n");
+            if (body)
+                out_write(body + 1, len - (size_t)(body + 1 - s));
+            free(s);
+        }
+    }
+    merged_free(c.merged);
+    for (size_t i = 0; i < c.nrows; i++) {
+        for (int k = 0; c.rows[i].argv && k < c.rows[i].argc; k++)
+            free(c.rows[i].argv[k]);
+        free(c.rows[i].argv);
+    }
+    free(c.rows);
+    return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    struct report_opts o;
+    memset(&o, 0, sizeof o);
+    o.by = BY_FILE;
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            out_printf("%s", usage);
+            return 0;
+        } else if (strcmp(a, "--json") == 0) {
+            o.json = 1;
+        } else if (strcmp(a, "--from-events") == 0) {
+            o.from_events = 1;
+        } else if (strcmp(a, "--stats") == 0) {
+            o.stats = 1;
+        } else if (opt_value("report", argc, argv, &i, "--by", &v)) {
+            if (strcmp(v, "file") == 0)
+                o.by = BY_FILE;
+            else if (strcmp(v, "site") == 0)
+                o.by = BY_SITE;
+            else if (strcmp(v, "process") == 0)
+                o.by = BY_PROCESS;
+            else
+                tool_usage_error("report", "--by takes file, site or process, not '%s'", v);
+        } else if (opt_value("report", argc, argv, &i, "--top", &v)) {
+            char *end;
+            long n = strtol(v, &end, 10);
+            if (*end || n <= 0)
+                tool_usage_error("report", "--top takes a positive number, not '%s'", v);
+            o.top = (size_t)n;
+        } else if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (a[0] == '-' && a[1]) {
+            tool_usage_error("report", "unknown option '%s'", a);
+        } else {
+            break;
+        }
+    }
+    if (i >= argc)
+        tool_usage_error("report", "no trace, directory or report given");
+    struct inputs in;
+    inputs_collect(argv + i, argc - i, &in);
+    int rc = report_paths(&o, in.paths, in.n);
+    inputs_free(&in);
+    return rc;
+}

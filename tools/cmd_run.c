@@ -1,0 +1,422 @@
+/* cmd_run.c — seektrace run: trace a whole program tree, report once.
+ *
+ * Preloads the library into the command (keeping any LD_PRELOAD the user
+ * had), points SEEKTRACE_TRACE at a directory so that every process of the
+ * tree — children, and whatever they exec — writes its own trace, waits,
+ * and prints one report over all of them. */
+#define _GNU_SOURCE 1
+#include <dirent.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <sys/xattr.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "report_cli.h"
+#include "tool.h"
+
+#ifndef ST_LIB_FROM_BIN_INSTALLED
+#define ST_LIB_FROM_BIN_INSTALLED "../lib/libseektrace.so"
+#endif
+#ifndef ST_LIB_FROM_BIN_BUILD
+#define ST_LIB_FROM_BIN_BUILD "libseektrace.so"
+#endif
+
+static const char usage[] =
+    "usage: seektrace run [OPTIONS] [-- ] COMMAND [ARGS...]\n"
+    "\n"
+    "Runs COMMAND with libseektrace preloaded, follows every process it starts (fork,\n"
+    "exec, pipelines, make-like fan-out: each writes its own trace), and prints one\n"
+    "report over them all: a line per process and their reads merged by file.\n"
+    "\n"
+    "  --trace DIR        keep the traces in DIR (created if needed; must hold no\n"
+    "                     traces yet). Without it a temporary directory is used and\n"
+    "                     removed afterwards.\n"
+    "  --output FILE, -o  write the report to FILE instead of stderr\n"
+    "  --json             the report as JSON (seektrace.report/1 for one process,\n"
+    "                     seektrace.merged/1 for several)\n"
+    "  --by file|site|process  what the report lists (see seektrace report)\n"
+    "  --top N            rows in site and process tables\n"
+    "  --check            check the run against the limits that follow (the same\n"
+    "                     options as seektrace check: --max-amplification X,\n"
+    "                     --max-read-syscalls N, --max-reread-bytes B, --file GLOB,\n"
+    "                     --min-bytes B, --format text|json|junit); giving a limit\n"
+    "                     implies --check\n"
+    "  --quiet, -q        no report (with --check: only the check's result)\n"
+    "  --help             this text\n"
+    "\n"
+    "Environment: SEEKTRACE_LIBRARY overrides where the library is found (by default\n"
+    "next to this program: the build tree, or ../lib of an installed seektrace).\n"
+    "The per-process reports at exit go to DIR/reports/<pid>.json, not stderr.\n"
+    "\n"
+    "Exit status: the command's own (128+N when a signal N killed it); with checks,\n"
+    "1 when a limit is exceeded (else the command's status); 2 when seektrace itself\n"
+    "cannot run (bad usage, no library, unreadable traces) or the command cannot be\n"
+    "started (127 when it is not found, as in a shell).\n";
+
+/* See tool.h. */
+char *tool_find_library(void)
+{
+    const char *env = getenv("SEEKTRACE_LIBRARY");
+    if (env && *env) {
+        if (access(env, R_OK) != 0)
+            tool_bad_input("SEEKTRACE_LIBRARY=%s: %s", env, strerror(errno));
+        return realpath(env, NULL);
+    }
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        tool_bad_input("cannot find my own executable (/proc/self/exe): %s", strerror(errno));
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    *slash = '\0';
+    const char *rel[] = {ST_LIB_FROM_BIN_INSTALLED, ST_LIB_FROM_BIN_BUILD};
+    for (size_t i = 0; i < sizeof rel / sizeof rel[0]; i++) {
+        char path[PATH_MAX * 2];
+        snprintf(path, sizeof path, "%s/%s", self, rel[i]);
+        if (access(path, R_OK) == 0)
+            return realpath(path, NULL);
+    }
+    tool_bad_input("cannot find libseektrace.so beside %s (looked for %s/%s and %s/%s); "
+                   "set SEEKTRACE_LIBRARY to its path",
+                   self, self, ST_LIB_FROM_BIN_INSTALLED, self, ST_LIB_FROM_BIN_BUILD);
+}
+
+/* The file execvp would run, or NULL. */
+static char *resolve_command(const char *cmd)
+{
+    if (strchr(cmd, '/'))
+        return access(cmd, X_OK) == 0 ? realpath(cmd, NULL) : NULL;
+    const char *path = getenv("PATH");
+    if (!path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    char *copy = strdup(path), *save = NULL;
+    for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+        char full[PATH_MAX];
+        snprintf(full, sizeof full, "%s/%s", *dir ? dir : ".", cmd);
+        struct stat st;
+        if (stat(full, &st) == 0 && S_ISREG(st.st_mode) && access(full, X_OK) == 0) {
+            free(copy);
+            return realpath(full, NULL);
+        }
+    }
+    free(copy);
+    return NULL;
+}
+
+/* Why the loader would ignore LD_PRELOAD for path, or NULL. Follows one
+ * "#!" interpreter. */
+static const char *preload_ignored(const char *path, char *why, size_t size, int depth)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return NULL;
+    if (((st.st_mode & S_ISUID) && st.st_uid != getuid()) ||
+        ((st.st_mode & S_ISGID) && st.st_gid != getgid())) {
+        snprintf(why, size, "%s is set%cid: the loader ignores LD_PRELOAD there, so it is not "
+                            "traced (programs it starts may be)",
+                 path, (st.st_mode & S_ISUID) && st.st_uid != getuid() ? 'u' : 'g');
+        return why;
+    }
+    if (getxattr(path, "security.capability", NULL, 0) > 0 && getuid() != 0) {
+        snprintf(why, size, "%s has file capabilities: the loader ignores LD_PRELOAD there, so it "
+                            "is not traced (programs it starts may be)", path);
+        return why;
+    }
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    unsigned char head[256];
+    ssize_t n = read(fd, head, sizeof head);
+    if (n >= 4 && head[0] == '#' && head[1] == '!' && depth == 0) {
+        close(fd);
+        char interp[256];
+        size_t i = 2, k = 0;
+        while (i < (size_t)n && (head[i] == ' ' || head[i] == '\t'))
+            i++;
+        while (i < (size_t)n && head[i] != ' ' && head[i] != '\t' && head[i] != '\n' &&
+               k + 1 < sizeof interp)
+            interp[k++] = (char)head[i++];
+        interp[k] = '\0';
+        return k ? preload_ignored(interp, why, size, 1) : NULL;
+    }
+    Elf64_Ehdr eh;
+    if (n < (ssize_t)sizeof eh || memcmp(head, ELFMAG, SELFMAG) != 0 ||
+        head[EI_CLASS] != ELFCLASS64) {
+        close(fd);
+        return NULL;
+    }
+    memcpy(&eh, head, sizeof eh);
+    int interp = 0, dynamic = 0;
+    for (unsigned i = 0; i < eh.e_phnum && i < 256; i++) {
+        Elf64_Phdr ph;
+        if (pread(fd, &ph, sizeof ph, (off_t)(eh.e_phoff + (uint64_t)i * eh.e_phentsize)) !=
+            (ssize_t)sizeof ph)
+            break;
+        interp |= ph.p_type == PT_INTERP;
+        dynamic |= ph.p_type == PT_DYNAMIC;
+    }
+    close(fd);
+    if (!interp && (eh.e_type == ET_EXEC || eh.e_type == ET_DYN)) {
+        if (eh.e_type == ET_DYN && dynamic && strstr(path, ".so"))
+            return NULL; /* the loader itself, run directly: it honours LD_PRELOAD */
+        snprintf(why, size, "%s is statically linked: LD_PRELOAD cannot reach it, so it is not "
+                            "traced (programs it starts may be)", path);
+        return why;
+    }
+    return NULL;
+}
+
+static int has_traces(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    struct dirent *e;
+    size_t sl = strlen(ST_TRACE_SUFFIX);
+    int found = 0;
+    while (!found && (e = readdir(d)) != NULL) {
+        size_t n = strlen(e->d_name);
+        found = n > sl && strcmp(e->d_name + n - sl, ST_TRACE_SUFFIX) == 0;
+    }
+    closedir(d);
+    return found;
+}
+
+static void remove_tree(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *p;
+        if (asprintf(&p, "%s/%s", dir, e->d_name) < 0)
+            continue;
+        struct stat st;
+        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
+            remove_tree(p);
+        else
+            unlink(p);
+        free(p);
+    }
+    closedir(d);
+    rmdir(dir);
+}
+
+/* See tool.h. */
+char *tool_preload_list(const char *lib, const char *old)
+{
+    size_t n = strlen(lib) + (old ? strlen(old) : 0) + 3;
+    char *first = calloc(1, n), *rest = calloc(1, n), *copy = strdup(old ? old : "");
+    char *save = NULL, *out = NULL;
+    if (!first || !rest || !copy)
+        goto done;
+    for (char *e = strtok_r(copy, ": \t", &save); e; e = strtok_r(NULL, ": \t", &save)) {
+        const char *base = strrchr(e, '/') ? strrchr(e, '/') + 1 : e;
+        int runtime = strncmp(base, "lib", 3) == 0 && strstr(base, "san.so") != NULL;
+        char *dst = runtime ? first : rest;
+        if (*dst)
+            strcat(dst, ":");
+        strcat(dst, e);
+    }
+    if (asprintf(&out, "%s%s%s%s%s", first, *first ? ":" : "", lib, *rest ? ":" : "", rest) < 0)
+        out = NULL;
+done:
+    free(first);
+    free(rest);
+    free(copy);
+    return out;
+}
+
+static pid_t child_pid;
+
+static void forward(int sig)
+{
+    if (child_pid > 0)
+        kill(child_pid, sig);
+}
+
+int cmd_run(int argc, char **argv)
+{
+    struct report_opts ro;
+    memset(&ro, 0, sizeof ro);
+    ro.by = BY_FILE;
+    struct check_opts co;
+    check_opts_init(&co);
+    const char *trace_dir = NULL, *output = NULL;
+    int quiet = 0, i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            out_printf("%s", usage);
+            return 0;
+        } else if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (opt_value("run", argc, argv, &i, "--trace", &v)) {
+            trace_dir = v;
+        } else if (opt_value("run", argc, argv, &i, "--output", &v) ||
+                   opt_value("run", argc, argv, &i, "-o", &v)) {
+            output = v;
+        } else if (strcmp(a, "--json") == 0) {
+            ro.json = 1;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            quiet = 1;
+        } else if (strcmp(a, "--check") == 0) {
+            continue; /* the limits follow */
+        } else if (opt_value("run", argc, argv, &i, "--by", &v)) {
+            ro.by = !strcmp(v, "file") ? BY_FILE : !strcmp(v, "site") ? BY_SITE
+                  : !strcmp(v, "process") ? BY_PROCESS : (enum report_by)-1;
+            if ((int)ro.by < 0)
+                tool_usage_error("run", "--by takes file, site or process, not '%s'", v);
+        } else if (opt_value("run", argc, argv, &i, "--top", &v)) {
+            long n = strtol(v, NULL, 10);
+            if (n <= 0)
+                tool_usage_error("run", "--top takes a positive number, not '%s'", v);
+            ro.top = (size_t)n;
+        } else if (check_opts_parse(&co, "run", argc, argv, &i)) {
+            continue;
+        } else if (a[0] == '-') {
+            tool_usage_error("run", "unknown option '%s' (put the command after --)", a);
+        } else {
+            break;
+        }
+    }
+    if (i >= argc)
+        tool_usage_error("run", "no command given");
+    char **cmd = argv + i;
+
+    char *lib = tool_find_library();
+    if (strpbrk(lib, " :\t\n"))
+        tool_bad_input("the library's path %s holds a space or ':', which LD_PRELOAD cannot "
+                       "express; move the build or install elsewhere", lib);
+    char *exe = resolve_command(cmd[0]);
+    char why[PATH_MAX + 200];
+    if (exe && preload_ignored(exe, why, sizeof why, 0))
+        tool_warn("%s", why);
+
+    /* The trace directory. */
+    char tmpl[PATH_MAX];
+    int temporary = !trace_dir;
+    if (temporary) {
+        const char *tmp = getenv("TMPDIR");
+        snprintf(tmpl, sizeof tmpl, "%s/seektrace.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+        if (!mkdtemp(tmpl))
+            tool_bad_input("cannot create a directory for the traces in %s: %s",
+                           tmp && *tmp ? tmp : "/tmp", strerror(errno));
+        trace_dir = tmpl;
+    } else {
+        if (mkdir(trace_dir, 0700) != 0 && errno != EEXIST)
+            tool_bad_input("--trace %s: %s", trace_dir, strerror(errno));
+        if (has_traces(trace_dir))
+            tool_bad_input("--trace %s already holds traces; give an empty or new directory",
+                           trace_dir);
+    }
+    char *dir = realpath(trace_dir, NULL);
+    if (!dir)
+        tool_bad_input("--trace %s: %s", trace_dir, strerror(errno));
+    char *reports, *report_pattern;
+    if (asprintf(&reports, "%s/reports", dir) < 0 ||
+        asprintf(&report_pattern, "%s/%%p.json", reports) < 0)
+        tool_bad_input("out of memory");
+    mkdir(reports, 0700);
+
+    fflush(NULL);
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) != 0)
+        tool_bad_input("pipe: %s", strerror(errno));
+    child_pid = fork();
+    if (child_pid < 0)
+        tool_bad_input("fork: %s", strerror(errno));
+    if (child_pid == 0) {
+        close(ready[0]);
+        const char *old = getenv("LD_PRELOAD");
+        char *preload = tool_preload_list(lib, old);
+        if (!preload)
+            _exit(127);
+        setenv("LD_PRELOAD", preload, 1);
+        setenv("SEEKTRACE_TRACE", dir, 1);
+        setenv("SEEKTRACE_OUTPUT", report_pattern, 1);
+        setenv("SEEKTRACE_FORMAT", "json", 1);
+        execvp(cmd[0], cmd);
+        int e = errno;
+        (void)!write(ready[1], &e, sizeof e);
+        _exit(e == ENOENT ? 127 : 126);
+    }
+    close(ready[1]);
+    /* Terminal signals reach the whole process group; the command decides
+     * what they mean. Others sent to us are passed on. */
+    signal(SIGINT, SIG_IGN);
+    signal(SIGQUIT, SIG_IGN);
+    signal(SIGTERM, forward);
+    signal(SIGHUP, forward);
+    int exec_errno = 0;
+    ssize_t got;
+    while ((got = read(ready[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+        ;
+    close(ready[0]);
+    int status = 0;
+    while (waitpid(child_pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    signal(SIGINT, SIG_DFL);
+    signal(SIGQUIT, SIG_DFL);
+    if (got == (ssize_t)sizeof exec_errno) {
+        tool_warn("cannot run %s: %s", cmd[0], strerror(exec_errno));
+        if (temporary)
+            remove_tree(dir);
+        return exec_errno == ENOENT ? 127 : 126;
+    }
+    int rc = WIFEXITED(status) ? WEXITSTATUS(status)
+           : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
+
+    /* The report goes to stderr (the command's stdout is its own) or FILE. */
+    fflush(stdout);
+    int saved = dup(1);
+    int out = output ? open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : dup(2);
+    if (out < 0)
+        tool_bad_input("--output %s: %s", output, strerror(errno));
+    dup2(out, 1);
+    close(out);
+    int check_rc = 0;
+    if (!has_traces(dir)) {
+        tool_warn("no process wrote a trace: %s made no file reads seektrace could see%s", cmd[0],
+                  exe && preload_ignored(exe, why, sizeof why, 0) ? " (see above)" : "");
+    } else {
+        struct inputs in;
+        char *args[] = {dir};
+        inputs_collect(args, 1, &in);
+        if (!quiet)
+            report_paths(&ro, in.paths, in.n);
+        if (co.any) {
+            if (!quiet)
+                out_printf("\n");
+            fflush(stdout);
+            check_rc = check_run(&co, in.paths, (int)in.n);
+        }
+        inputs_free(&in);
+    }
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    if (temporary)
+        remove_tree(dir);
+    else if (!quiet)
+        tool_warn("traces kept in %s", dir);
+    free(dir);
+    free(reports);
+    free(report_pattern);
+    free(lib);
+    free(exe);
+    free(co.globs);
+    return check_rc ? check_rc : rc;
+}

@@ -1,0 +1,378 @@
+/* cmd_sweep.c — seektrace sweep: run a program at each buffer size, measure.
+ *
+ * The measured half of issue 5's "what would another buffer size cost":
+ * runs the command once per size and repetition with the library preloaded
+ * and SEEKTRACE_BUFSIZE forcing every stream's buffer to that size, sums the
+ * JSON reports its processes write at exit, and prints one row per size.
+ * Sizes are interleaved within each repetition (512, 4k, ..., 512, 4k, ...)
+ * so that a machine getting slower or faster over the sweep spreads over
+ * all sizes instead of biasing one. */
+#define _GNU_SOURCE 1
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tool.h"
+#include "units.h"
+
+static const char usage[] =
+    "usage: seektrace sweep [OPTIONS] -- COMMAND [ARGS...]\n"
+    "\n"
+    "Runs COMMAND once per buffer size (and repetition) with libseektrace preloaded\n"
+    "and every stdio stream it opens given a buffer of that size\n"
+    "(SEEKTRACE_BUFSIZE), and prints per size: median wall time, read and lseek\n"
+    "syscalls, kernel bytes read and amplification (kernel bytes per byte\n"
+    "delivered), summed over every process of the run.\n"
+    "\n"
+    "  --sizes LIST   comma-separated sizes: 512, 4k, 128KiB, 1M (powers of 1024);\n"
+    "                 default 512,1k,2k,4k,8k,16k,32k,64k,128k,256k,512k,1M\n"
+    "  --reps N       runs per size (default 3); sizes are interleaved and the\n"
+    "                 counts are those of the run with the median wall time\n"
+    "  --json         the table as JSON (seektrace.sweep/1)\n"
+    "  --help         this text\n"
+    "\n"
+    "In the table '*' marks the fastest size (median wall time) and '+' the one\n"
+    "reading the fewest kernel bytes (the smallest size on a tie). The command's\n"
+    "standard output is discarded; its standard error is kept. Streams the\n"
+    "program opens are resized; stdin is not (the library only resizes streams it\n"
+    "sees opened).\n"
+    "\n"
+    "Exit status: 0 success; 1 the command failed (exited non-zero or was killed)\n"
+    "in some run — the table is still printed, a failed run without a report\n"
+    "counting zero; 2 bad usage, no library, the command cannot be started, a\n"
+    "report cannot be read, or a successful run left no report (a statically\n"
+    "linked command).\n";
+
+#define DEFAULT_SIZES "512,1k,2k,4k,8k,16k,32k,64k,128k,256k,512k,1M"
+#define MAX_SIZES 64
+
+/* What one run measured. */
+struct run {
+    uint64_t wall_ns;
+    int status; /* the command's exit status, 128+N when killed by N */
+    struct st_counts sum;
+};
+
+struct sweep {
+    uint64_t sizes[MAX_SIZES];
+    size_t nsizes;
+    long reps;
+    int json;
+    char **cmd;
+    char *preload;
+    char *dir;          /* where the runs' reports go */
+    char *pattern;      /* SEEKTRACE_OUTPUT: dir/r.%p.json */
+    struct run *runs;   /* [rep * nsizes + size] */
+};
+
+static void parse_sizes(struct sweep *s, const char *list)
+{
+    char *copy = strdup(list), *save = NULL;
+    if (!copy)
+        tool_bad_input("out of memory");
+    s->nsizes = 0;
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        uint64_t n;
+        if (st_parse_size(t, &n) != 0 || n == 0 || n > (1ull << 30))
+            tool_usage_error("sweep", "--sizes: '%s' is not a size from 1 B to 1 GiB", t);
+        if (s->nsizes == MAX_SIZES)
+            tool_usage_error("sweep", "--sizes: at most %d sizes", MAX_SIZES);
+        s->sizes[s->nsizes++] = n;
+    }
+    free(copy);
+    if (!s->nsizes)
+        tool_usage_error("sweep", "--sizes needs at least one size");
+}
+
+/* Parses options; returns the index of the command in argv. */
+static int parse_args(struct sweep *s, int argc, char **argv)
+{
+    parse_sizes(s, DEFAULT_SIZES);
+    s->reps = 3;
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            out_printf("%s", usage);
+            exit(0);
+        } else if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (opt_value("sweep", argc, argv, &i, "--sizes", &v)) {
+            parse_sizes(s, v);
+        } else if (opt_value("sweep", argc, argv, &i, "--reps", &v)) {
+            char *end;
+            s->reps = strtol(v, &end, 10);
+            if (*end || s->reps < 1 || s->reps > 1000)
+                tool_usage_error("sweep", "--reps takes a number from 1 to 1000, not '%s'", v);
+        } else if (strcmp(a, "--json") == 0) {
+            s->json = 1;
+        } else if (a[0] == '-') {
+            tool_usage_error("sweep", "unknown option '%s' (put the command after --)", a);
+        } else {
+            break;
+        }
+    }
+    if (i >= argc)
+        tool_usage_error("sweep", "no command given");
+    return i;
+}
+
+/* Removes the reports a run left, so the next run's sum starts empty. */
+static void clear_reports(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[PATH_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        unlink(path);
+    }
+    closedir(d);
+}
+
+static int add_process(struct process *p, void *ctx)
+{
+    st_counts_add(ctx, &p->report.totals);
+    return 0;
+}
+
+/* Sums the totals of every report in dir; returns how many files held
+ * them. Exits 2 on a report it cannot read. */
+static int sum_reports(const char *dir, struct st_counts *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    DIR *d = opendir(dir);
+    if (!d)
+        tool_bad_input("%s: %s", dir, strerror(errno));
+    struct dirent *e;
+    struct load_opts lo = {0};
+    int found = 0;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[PATH_MAX], err[ST_TRACE_ERROR_MAX];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (load_file(path, &lo, add_process, sum, err) != 0)
+            tool_bad_input("%s", err);
+        found++;
+    }
+    closedir(d);
+    return found;
+}
+
+/* The reports' directory, removed at exit whichever way the sweep ends. */
+static char sweep_dir[PATH_MAX];
+
+static void remove_sweep_dir(void)
+{
+    clear_reports(sweep_dir);
+    rmdir(sweep_dir);
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Runs the command once at size; fills r. Exits 2 if it cannot start. */
+static void run_once(const struct sweep *s, uint64_t size, struct run *r)
+{
+    clear_reports(s->dir);
+    fflush(NULL);
+    int ready[2];
+    if (pipe2(ready, O_CLOEXEC) != 0)
+        tool_bad_input("pipe: %s", strerror(errno));
+    uint64_t start = now_ns();
+    pid_t pid = fork();
+    if (pid < 0)
+        tool_bad_input("fork: %s", strerror(errno));
+    if (pid == 0) {
+        close(ready[0]);
+        char n[32];
+        snprintf(n, sizeof n, "%" PRIu64, size);
+        setenv("LD_PRELOAD", s->preload, 1);
+        setenv("SEEKTRACE_BUFSIZE", n, 1);
+        setenv("SEEKTRACE_FORMAT", "json", 1);
+        setenv("SEEKTRACE_OUTPUT", s->pattern, 1);
+        /* Recording a trace costs time the sweep would then measure. */
+        unsetenv("SEEKTRACE_TRACE");
+        int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (null >= 0)
+            dup2(null, 1); /* dup2 clears close-on-exec on fd 1 only */
+        execvp(s->cmd[0], s->cmd);
+        int e = errno;
+        (void)!write(ready[1], &e, sizeof e);
+        _exit(127);
+    }
+    close(ready[1]);
+    int exec_errno = 0;
+    ssize_t got;
+    while ((got = read(ready[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+        ;
+    close(ready[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    r->wall_ns = now_ns() - start;
+    if (got == (ssize_t)sizeof exec_errno)
+        tool_bad_input("cannot run %s: %s", s->cmd[0], strerror(exec_errno));
+    r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    /* A failed run without a report counts as zero (run_all names it); a
+     * successful one without a report means the library never ran. */
+    if (!sum_reports(s->dir, &r->sum) && r->status == 0)
+        tool_bad_input("the run at %" PRIu64 " bytes wrote no report: is %s dynamically "
+                       "linked?", size, s->cmd[0]);
+}
+
+/* The run with the median wall time at size index k (the lower median for
+ * an even number of reps: a real run, whose counts belong to its time).
+ * Ranks by counting, ties broken by run order: reps are few. */
+static const struct run *median_run(const struct sweep *s, size_t k)
+{
+    const struct run *runs = s->runs + k;
+    for (long i = 0; i < s->reps; i++) {
+        uint64_t t = runs[(size_t)i * s->nsizes].wall_ns;
+        long rank = 0;
+        for (long j = 0; j < s->reps; j++) {
+            uint64_t u = runs[(size_t)j * s->nsizes].wall_ns;
+            rank += u < t || (u == t && j < i);
+        }
+        if (rank == (s->reps - 1) / 2)
+            return &runs[(size_t)i * s->nsizes];
+    }
+    return runs; /* not reached: some run has that rank */
+}
+
+/* Indices of the fastest size and of the one reading the fewest bytes. */
+static void best_sizes(const struct sweep *s, size_t *fastest, size_t *fewest)
+{
+    *fastest = *fewest = 0;
+    for (size_t k = 1; k < s->nsizes; k++) {
+        const struct run *m = median_run(s, k);
+        if (m->wall_ns < median_run(s, *fastest)->wall_ns)
+            *fastest = k;
+        if (m->sum.kernel_read_bytes < median_run(s, *fewest)->sum.kernel_read_bytes)
+            *fewest = k;
+    }
+}
+
+static void print_text(const struct sweep *s)
+{
+    size_t fastest, fewest;
+    best_sizes(s, &fastest, &fewest);
+    char cmd[400];
+    size_t used = 0;
+    cmd[0] = '\0';
+    for (char **a = s->cmd; *a && used < sizeof cmd; a++)
+        used += (size_t)snprintf(cmd + used, sizeof cmd - used, "%s%s", a == s->cmd ? "" : " ", *a);
+    out_printf("sweep of: %s (%ld run%s per size, median wall time)\n\n", cmd, s->reps,
+               s->reps == 1 ? "" : "s");
+    out_printf("%-10s %12s %14s %10s %14s %14s\n", "  size", "wall time", "read syscalls",
+               "lseeks", "kernel bytes", "amplification");
+    for (size_t k = 0; k < s->nsizes; k++) {
+        const struct run *m = median_run(s, k);
+        char size[32], reads[32], seeks[32], bytes[32], amp[32];
+        st_fmt_bytes(size, sizeof size, s->sizes[k]);
+        st_fmt_count(reads, sizeof reads, m->sum.read_syscalls);
+        st_fmt_count(seeks, sizeof seeks, m->sum.lseek_syscalls);
+        st_fmt_bytes(bytes, sizeof bytes, m->sum.kernel_read_bytes);
+        st_fmt_ratio(amp, sizeof amp, st_counts_amplification(&m->sum));
+        out_printf("%c%c%-8s %9.1f ms %14s %10s %14s %14s\n", k == fastest ? '*' : ' ',
+                   k == fewest ? '+' : ' ', size, (double)m->wall_ns / 1e6, reads, seeks, bytes,
+                   amp);
+    }
+    out_printf("\n* fastest   + fewest kernel bytes\n");
+}
+
+static void print_json(const struct sweep *s)
+{
+    size_t fastest, fewest;
+    best_sizes(s, &fastest, &fewest);
+    fflush(stdout);
+    FILE *f = stdout;
+    fprintf(f, "{\"schema\":\"seektrace.sweep/1\",\"command\":[");
+    for (char **a = s->cmd; *a; a++) {
+        fputs(a == s->cmd ? "" : ",", f);
+        json_str(f, *a);
+    }
+    fprintf(f, "],\"reps\":%ld,\"sizes\":[", s->reps);
+    for (size_t k = 0; k < s->nsizes; k++) {
+        const struct run *m = median_run(s, k);
+        fprintf(f, "%s{\"size\":%" PRIu64 ",\"wall_ns\":%" PRIu64 ",\"runs_wall_ns\":[",
+                k ? "," : "", s->sizes[k], m->wall_ns);
+        for (long r = 0; r < s->reps; r++)
+            fprintf(f, "%s%" PRIu64, r ? "," : "", s->runs[(size_t)r * s->nsizes + k].wall_ns);
+        fprintf(f,
+                "],\"read_syscalls\":%" PRIu64 ",\"lseek_syscalls\":%" PRIu64
+                ",\"kernel_read_bytes\":%" PRIu64 ",\"delivered_bytes\":%" PRIu64
+                ",\"amplification\":%.6g,\"fastest\":%s,\"fewest_kernel_bytes\":%s}",
+                m->sum.read_syscalls, m->sum.lseek_syscalls, m->sum.kernel_read_bytes,
+                m->sum.delivered_bytes, st_counts_amplification(&m->sum),
+                k == fastest ? "true" : "false", k == fewest ? "true" : "false");
+    }
+    fprintf(f, "]}\n");
+    if (fflush(f) != 0)
+        tool_bad_input("cannot write the output: %s", strerror(errno));
+}
+
+/* Runs every repetition of every size; returns 1 if any run failed. */
+static int run_all(struct sweep *s)
+{
+    int failed = 0;
+    for (long r = 0; r < s->reps; r++) {
+        for (size_t k = 0; k < s->nsizes; k++) {
+            struct run *run = &s->runs[(size_t)r * s->nsizes + k];
+            run_once(s, s->sizes[k], run);
+            if (run->status != 0) {
+                tool_warn("run %ld at %" PRIu64 " bytes: the command exited with status %d", r + 1,
+                          s->sizes[k], run->status);
+                failed = 1;
+            }
+        }
+    }
+    return failed;
+}
+
+int cmd_sweep(int argc, char **argv)
+{
+    struct sweep s;
+    memset(&s, 0, sizeof s);
+    s.cmd = argv + parse_args(&s, argc, argv);
+    char *lib = tool_find_library();
+    if (strpbrk(lib, " :\t\n"))
+        tool_bad_input("the library's path %s holds a space or ':', which LD_PRELOAD cannot "
+                       "express; move the build or install elsewhere", lib);
+    s.preload = tool_preload_list(lib, getenv("LD_PRELOAD"));
+    const char *tmp = getenv("TMPDIR");
+    snprintf(sweep_dir, sizeof sweep_dir, "%s/seektrace-sweep.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+    s.runs = calloc((size_t)s.reps * s.nsizes, sizeof *s.runs);
+    if (!s.preload || !s.runs || !mkdtemp(sweep_dir) ||
+        asprintf(&s.pattern, "%s/r.%%p.json", sweep_dir) < 0)
+        tool_bad_input("cannot prepare the sweep in %s: %s", sweep_dir, strerror(errno));
+    atexit(remove_sweep_dir);
+    s.dir = sweep_dir;
+    int failed = run_all(&s);
+    if (s.json)
+        print_json(&s);
+    else
+        print_text(&s);
+    free(s.runs);
+    free(s.pattern);
+    free(s.preload);
+    free(lib);
+    return failed ? 1 : 0;
+}

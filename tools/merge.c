@@ -1,0 +1,234 @@
+/* merge.c — several processes' accounts as one report (tool.h).
+ *
+ * Files are summed by path; their streams are listed side by side; sites
+ * are summed by (module, offset) of the site's own frame, so the same line
+ * of the same program counts once whichever process ran it. Memory grows
+ * with distinct files and sites, not with the number of processes. */
+#define _GNU_SOURCE 1
+#include <stdlib.h>
+#include <string.h>
+
+#include "tool.h"
+
+struct msite {
+    char *key;
+    struct st_report_frame *frames;
+    int nframes;
+    struct st_counts counts;
+};
+
+struct mfile {
+    char *path;
+    struct st_counts counts;
+    struct st_report_stream *streams;
+    size_t nstreams, capstreams;
+    struct msite *sites;
+    size_t nsites, capsites;
+};
+
+struct merged {
+    struct mfile *files;
+    size_t n, cap;
+    size_t *index; /* open addressing on path: file index + 1 */
+    size_t index_cap;
+    int inferred;
+    const char *reason;
+    /* the built report */
+    struct st_report_file *out_files;
+    struct st_report_site **out_sites;
+};
+
+static size_t hash_str(const char *s)
+{
+    size_t h = 1469598103934665603ull;
+    while (*s)
+        h = (h ^ (unsigned char)*s++) * 1099511628211ull;
+    return h;
+}
+
+struct merged *merged_new(void)
+{
+    return calloc(1, sizeof(struct merged));
+}
+
+static char *xstrdup(const char *s)
+{
+    char *d = s ? strdup(s) : NULL;
+    if (s && !d)
+        tool_bad_input("out of memory");
+    return d;
+}
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q)
+        tool_bad_input("out of memory");
+    return q;
+}
+
+static void rehash(struct merged *m)
+{
+    size_t cap = m->index_cap ? m->index_cap * 2 : 1024;
+    size_t *idx = calloc(cap, sizeof *idx);
+    if (!idx)
+        tool_bad_input("out of memory");
+    for (size_t i = 0; i < m->n; i++) {
+        size_t j = hash_str(m->files[i].path) & (cap - 1);
+        while (idx[j])
+            j = (j + 1) & (cap - 1);
+        idx[j] = i + 1;
+    }
+    free(m->index);
+    m->index = idx;
+    m->index_cap = cap;
+}
+
+static struct mfile *file_of(struct merged *m, const char *path)
+{
+    if ((m->n + 1) * 2 > m->index_cap)
+        rehash(m);
+    size_t j = hash_str(path) & (m->index_cap - 1);
+    while (m->index[j]) {
+        if (strcmp(m->files[m->index[j] - 1].path, path) == 0)
+            return &m->files[m->index[j] - 1];
+        j = (j + 1) & (m->index_cap - 1);
+    }
+    if (m->n == m->cap) {
+        m->cap = m->cap ? m->cap * 2 : 64;
+        m->files = xrealloc(m->files, m->cap * sizeof *m->files);
+    }
+    struct mfile *f = &m->files[m->n++];
+    memset(f, 0, sizeof *f);
+    f->path = xstrdup(path);
+    m->index[j] = m->n;
+    return f;
+}
+
+static void site_key(const struct st_report_site *s, char *buf, size_t size)
+{
+    if (!s->nframes) {
+        snprintf(buf, size, "?");
+        return;
+    }
+    const struct st_report_frame *f = &s->frames[0];
+    const char *mod = f->module ? strrchr(f->module, '/') : NULL;
+    snprintf(buf, size, "%s+%llx|%s", mod ? mod + 1 : f->module ? f->module : "?",
+             (unsigned long long)f->offset, f->function ? f->function : "");
+}
+
+void merged_add(struct merged *m, const struct st_report *r)
+{
+    if (r->capture && strcmp(r->capture, "exact") != 0) {
+        m->inferred = 1;
+        if (!m->reason && r->capture_reason)
+            m->reason = xstrdup(r->capture_reason);
+    }
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct st_report_file *rf = &r->files[i];
+        struct mfile *f = file_of(m, rf->path);
+        st_counts_add(&f->counts, &rf->counts);
+        if (f->nstreams + rf->nstreams > f->capstreams) {
+            f->capstreams = (f->nstreams + rf->nstreams) * 2;
+            f->streams = xrealloc(f->streams, f->capstreams * sizeof *f->streams);
+        }
+        if (rf->nstreams)
+            memcpy(f->streams + f->nstreams, rf->streams, rf->nstreams * sizeof *rf->streams);
+        f->nstreams += rf->nstreams;
+        for (size_t k = 0; k < rf->nsites; k++) {
+            const struct st_report_site *s = &rf->sites[k];
+            char key[512];
+            site_key(s, key, sizeof key);
+            size_t q = 0;
+            while (q < f->nsites && strcmp(f->sites[q].key, key) != 0)
+                q++;
+            if (q == f->nsites) {
+                if (f->nsites == f->capsites) {
+                    f->capsites = f->capsites ? f->capsites * 2 : 8;
+                    f->sites = xrealloc(f->sites, f->capsites * sizeof *f->sites);
+                }
+                struct msite *ms = &f->sites[f->nsites++];
+                memset(ms, 0, sizeof *ms);
+                ms->key = xstrdup(key);
+                ms->nframes = s->nframes;
+                ms->frames = calloc((size_t)(s->nframes ? s->nframes : 1), sizeof *ms->frames);
+                if (!ms->frames)
+                    tool_bad_input("out of memory");
+                for (int z = 0; z < s->nframes; z++) {
+                    ms->frames[z].function = xstrdup(s->frames[z].function);
+                    ms->frames[z].source = xstrdup(s->frames[z].source);
+                    ms->frames[z].module = xstrdup(s->frames[z].module);
+                    ms->frames[z].line = s->frames[z].line;
+                    ms->frames[z].offset = s->frames[z].offset;
+                }
+            }
+            st_counts_add(&f->sites[q].counts, &s->counts);
+        }
+    }
+}
+
+void merged_report(struct merged *m, struct st_report *out, const struct st_report *first)
+{
+    memset(out, 0, sizeof *out);
+    if (first) {
+        out->pid = first->pid;
+        out->ppid = first->ppid;
+        out->argv = first->argv;
+        out->argc = first->argc;
+    }
+    out->capture = m->inferred ? "inferred" : "exact";
+    out->capture_reason = m->inferred ? m->reason : NULL;
+    free(m->out_files);
+    m->out_files = calloc(m->n ? m->n : 1, sizeof *m->out_files);
+    if (!m->out_files)
+        tool_bad_input("out of memory");
+    for (size_t i = 0; i < m->n; i++) {
+        struct mfile *f = &m->files[i];
+        struct st_report_file *rf = &m->out_files[i];
+        rf->path = f->path;
+        rf->counts = f->counts;
+        rf->streams = f->streams;
+        rf->nstreams = f->nstreams;
+        rf->nsites = f->nsites;
+        rf->sites = calloc(f->nsites ? f->nsites : 1, sizeof *rf->sites);
+        if (!rf->sites)
+            tool_bad_input("out of memory");
+        for (size_t k = 0; k < f->nsites; k++) {
+            rf->sites[k].frames = f->sites[k].frames;
+            rf->sites[k].nframes = f->sites[k].nframes;
+            rf->sites[k].counts = f->sites[k].counts;
+        }
+    }
+    out->files = m->out_files;
+    out->nfiles = m->n;
+    st_report_finish(out);
+}
+
+void merged_free(struct merged *m)
+{
+    if (!m)
+        return;
+    for (size_t i = 0; i < m->n; i++) {
+        struct mfile *f = &m->files[i];
+        free(f->path);
+        free(f->streams);
+        for (size_t k = 0; k < f->nsites; k++) {
+            for (int z = 0; z < f->sites[k].nframes; z++) {
+                free((char *)f->sites[k].frames[z].function);
+                free((char *)f->sites[k].frames[z].source);
+                free((char *)f->sites[k].frames[z].module);
+            }
+            free(f->sites[k].frames);
+            free(f->sites[k].key);
+        }
+        free(f->sites);
+    }
+    if (m->out_files)
+        for (size_t i = 0; i < m->n; i++)
+            free(m->out_files[i].sites);
+    free(m->out_files);
+    free(m->files);
+    free(m->index);
+    free((char *)m->reason);
+    free(m);
+}

@@ -1,0 +1,155 @@
+/* tool.h — what the seektrace subcommands share.
+ *
+ * Exit codes, for every subcommand (docs/seektrace.1):
+ *   0  success (check: no violation)
+ *   1  check: at least one violation
+ *   2  bad usage or bad input (a trace or report that cannot be read)
+ *   run: otherwise the program's own status (128+N when killed by signal N).
+ *   sweep: 1 when the command failed in some run. */
+#ifndef SEEKTRACE_TOOL_H
+#define SEEKTRACE_TOOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report_model.h"
+#include "trace_model.h"
+#include "trace_reader.h"
+
+#define EXIT_VIOLATION 1
+#define EXIT_BAD_INPUT 2
+
+extern const char *st_prog; /* "seektrace" */
+
+/* One line on stderr, "seektrace: ...". */
+void tool_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line on stderr, then exit(2). */
+_Noreturn void tool_bad_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "seektrace CMD: ...; try 'seektrace CMD --help'", exit(2). */
+_Noreturn void tool_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* ---- progress (stderr, only when it is a terminal) ---------------------- */
+void progress_start(const char *what, uint64_t total);
+void progress_step(uint64_t done, uint64_t bytes);
+void progress_end(void);
+
+/* ---- inputs -------------------------------------------------------------- */
+
+/* Expands arguments: a directory stands for the *.sktrace files in it
+ * (sorted by name); anything else is taken as given. Exits 2 on a missing
+ * path or an empty directory. */
+struct inputs {
+    char **paths;
+    size_t n;
+};
+void inputs_collect(char **args, int nargs, struct inputs *out);
+void inputs_free(struct inputs *in);
+
+/* ---- one process's report, from a trace or a JSON report ---------------- */
+
+enum source_kind { SOURCE_TRACE, SOURCE_JSON };
+
+struct load_opts {
+    int from_events;   /* rebuild from events even when a footer exists */
+    int want_sites;    /* symbolize sites of rebuilt reports */
+};
+
+struct process {
+    char *source;               /* the file it came from */
+    enum source_kind kind;
+    const char *status;         /* "complete", "partial", "truncated", "report" */
+    struct st_report report;
+    uint64_t start_realtime_ns; /* 0 for JSON reports */
+    uint64_t events_lost;
+    char *exe;
+    /* owned */
+    void *footer_mem;
+    void *symbolizer;
+    struct st_trace_model *model;
+    struct st_trace_reader *reader;
+    void *json_mem;
+};
+
+/* Loads the process(es) in one file: a trace holds one, a JSON report file
+ * one or more (JSON lines). Calls fn for each; returns 0, or -1 with err. */
+typedef int (*process_fn)(struct process *p, void *ctx);
+int load_file(const char *path, const struct load_opts *o, process_fn fn, void *ctx,
+              char err[ST_TRACE_ERROR_MAX]);
+/* Reads a trace's header only (for ordering inputs). */
+int peek_trace(const char *path, long *pid, long *ppid, uint64_t *start);
+
+/* The offline symbolizer for rebuilt reports (libdwfl on the modules the
+ * trace recorded; module + offset when the files are not here). The names
+ * it fills in live until symbolizer_free. */
+void *symbolizer_new(void);
+void symbolizer_free(void *ctx);
+void symbolize_offline(void *ctx, const struct st_trace_module *module, uint64_t address,
+                       struct st_report_frame *out);
+
+/* ---- merging processes ---------------------------------------------------- */
+
+struct merged;
+struct merged *merged_new(void);
+void merged_add(struct merged *m, const struct st_report *r);
+/* The merged accounts as one report (files summed by path, their streams
+ * and sites side by side); valid until merged_free. */
+void merged_report(struct merged *m, struct st_report *out, const struct st_report *first);
+void merged_free(struct merged *m);
+
+/* ---- rendering -------------------------------------------------------------- */
+
+/* A report rendered by the core's renderers into memory (malloc'd, NUL
+ * terminated). */
+char *render_report(const struct st_report *r, int json, size_t *len);
+
+/* "fseek2006 /tmp/d.dat" (argv joined, at most max bytes). */
+void argv_line(const struct st_report *r, char *buf, size_t size);
+
+/* Writes all of buf to stdout; exits 2 if stdout fails. */
+void out_write(const char *buf, size_t len);
+void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* JSON string escaping for hand-written JSON output. */
+void json_str(FILE *f, const char *s);
+
+/* ---- running programs under the library (run, sweep; in cmd_run.c) ------ */
+
+/* The library's real path: $SEEKTRACE_LIBRARY, else beside this executable
+ * (the build tree, or ../lib of an install). Exits 2 when there is none. */
+char *tool_find_library(void);
+/* LD_PRELOAD for a command: lib, then the user's old list — except
+ * sanitizer runtimes (libasan, libtsan, ...), which must come first in a
+ * process. malloc'd; NULL when out of memory. */
+char *tool_preload_list(const char *lib, const char *old);
+
+/* The subcommands. */
+int cmd_run(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_export(int argc, char **argv);
+int cmd_sweep(int argc, char **argv);
+
+/* check's limits, shared with run --check. */
+struct check_opts {
+    double max_amplification; /* < 0: unset */
+    int64_t max_read_syscalls; /* < 0: unset */
+    int64_t max_reread_bytes;  /* < 0: unset */
+    const char **globs;
+    size_t nglobs;
+    uint64_t min_bytes;
+    const char *format; /* text, json, junit */
+    int any;            /* some limit was given */
+};
+void check_opts_init(struct check_opts *o);
+/* Parses one check option at argv[*i] (advancing *i past its value);
+ * returns 1 if it was one, 0 if not. Exits 2 on a bad value. */
+int check_opts_parse(struct check_opts *o, const char *cmd, int argc, char **argv, int *i);
+/* Runs the checks over paths; prints the result; returns the exit code. */
+int check_run(const struct check_opts *o, char **paths, int npaths);
+
+/* Shared option parsing helpers: "--opt=value" or "--opt value". */
+int opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
+
+#endif
