@@ -92,16 +92,22 @@ static void buffer_slot_leave(struct st_stream *s, FILE *fp, int outer, size_t h
     }
 }
 
-static int hook_underflow(FILE *fp)
-{
-    struct st_stream *s = tracked(fp);
-    int outer = buffer_slot_enter(s, fp, ST_CALL_OTHER);
-    int r = ORIG(underflow, flow_fn)(fp);
-    int e = errno;
-    buffer_slot_leave(s, fp, outer, 0);
-    errno = e;
-    return r;
-}
+/* The buffer slots that need nothing but the ledger around them. */
+#define BUFFER_SLOT(name, ret, type, params, args, fallback)                         \
+    static ret hook_##name params                                                    \
+    {                                                                                \
+        struct st_stream *s = tracked(fp);                                           \
+        int outer = buffer_slot_enter(s, fp, fallback);                              \
+        ret r = ORIG(name, type) args;                                               \
+        int e = errno;                                                               \
+        buffer_slot_leave(s, fp, outer, 0);                                          \
+        errno = e;                                                                   \
+        return r;                                                                    \
+    }
+BUFFER_SLOT(underflow, int, flow_fn, (FILE *fp), (fp), ST_CALL_OTHER)
+BUFFER_SLOT(sync, int, flow_fn, (FILE *fp), (fp), ST_CALL_FFLUSH)
+BUFFER_SLOT(overflow, int, overflow_fn, (FILE *fp, int ch), (fp, ch), ST_CALL_OTHER)
+#undef BUFFER_SLOT
 
 static int hook_uflow(FILE *fp)
 {
@@ -178,28 +184,6 @@ static FILE *hook_setbuf(FILE *fp, char *buf, ssize_t n)
     if (s)
         st_stream_observe_buffer(s, fp);
     st_trace_buffer(s);
-    buffer_slot_leave(s, fp, outer, 0);
-    errno = e;
-    return r;
-}
-
-static int hook_sync(FILE *fp)
-{
-    struct st_stream *s = tracked(fp);
-    int outer = buffer_slot_enter(s, fp, ST_CALL_FFLUSH);
-    int r = ORIG(sync, flow_fn)(fp);
-    int e = errno;
-    buffer_slot_leave(s, fp, outer, 0);
-    errno = e;
-    return r;
-}
-
-static int hook_overflow(FILE *fp, int ch)
-{
-    struct st_stream *s = tracked(fp);
-    int outer = buffer_slot_enter(s, fp, ST_CALL_OTHER);
-    int r = ORIG(overflow, overflow_fn)(fp, ch);
-    int e = errno;
     buffer_slot_leave(s, fp, outer, 0);
     errno = e;
     return r;
