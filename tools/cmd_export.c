@@ -26,6 +26,9 @@ static const char usage[] =
     "write, deliver, seek, buffer, close, mark, lost), call (the stdio or POSIX call it\n"
     "belongs to), path, fd, offset, bytes (read/write result; lseek: the new offset),\n"
     "requested, delivered, reread, kept, site.\n"
+    "jsonl also has the stream operations whatif replays: event \"op\", op (open,\n"
+    "size, fread, getc_run, getc_eof, fgets, getdelim, ungetc, fseek, ftell, rewind,\n"
+    "fflush, clearerr, exit, other) and its fields (n, len, delim, offset, whence, ...).\n"
     "\n"
     "  --format F   chrome, csv or jsonl (required)\n"
     "  --help       this text\n"
@@ -255,8 +258,56 @@ static int exported(unsigned kind)
     }
 }
 
+/* A stream operation, JSON lines only: what whatif replays. */
+static void row_op(struct ex *x, const struct st_trace_event *ev)
+{
+    FILE *f = x->out;
+    struct about a = {NULL, -1, NULL};
+    st_trace_model_stream(x->defs, ev->id, &a.path, &a.fd);
+    fprintf(f, "{\"pid\":%ld,\"tid\":%" PRIu32 ",\"event\":\"op\",\"op\":\"%s\"", x->pid,
+            ev->tid, st_trace_op_name(ev->op));
+    if (a.path) {
+        fprintf(f, ",\"path\":");
+        json_str(f, a.path);
+    }
+    if (a.fd >= 0)
+        fprintf(f, ",\"fd\":%d", a.fd);
+    switch (ev->op) {
+    case ST_OP_OPEN:
+        fprintf(f, ",\"offset\":%" PRId64 ",\"read_only\":%s", ev->offset,
+                ev->op_flag ? "true" : "false");
+        break;
+    case ST_OP_SIZE:
+        fprintf(f, ",\"size\":%" PRIu64 ",\"regular\":%s", ev->n, ev->op_flag ? "true" : "false");
+        break;
+    case ST_OP_FREAD: case ST_OP_GETC_RUN:
+        fprintf(f, ",\"n\":%" PRIu64, ev->n);
+        break;
+    case ST_OP_FGETS:
+        fprintf(f, ",\"n\":%" PRIu64 ",\"len\":%" PRId64 ",\"delim\":%s", ev->n, ev->result,
+                ev->op_flag ? "true" : "false");
+        break;
+    case ST_OP_GETDELIM:
+        fprintf(f, ",\"len\":%" PRIu64 ",\"delim\":%s", ev->n, ev->op_flag ? "true" : "false");
+        break;
+    case ST_OP_UNGETC:
+        fprintf(f, ",\"in_place\":%s", ev->op_flag ? "true" : "false");
+        break;
+    case ST_OP_FSEEK:
+        fprintf(f, ",\"offset\":%" PRId64 ",\"whence\":%u", ev->offset, ev->whence);
+        break;
+    case ST_OP_OTHER:
+        if (ev->call >= 0)
+            fprintf(f, ",\"call\":\"%s\"", st_call_name((enum st_call)ev->call));
+        break;
+    }
+    fputs("}\n", f);
+}
+
 static void row_event(struct ex *x, const struct st_trace_event *ev)
 {
+    if (ev->kind == ST_EV_OP && x->fmt == JSONL)
+        row_op(x, ev);
     if (!exported(ev->kind))
         return;
     FILE *f = x->out;

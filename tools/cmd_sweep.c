@@ -50,8 +50,6 @@ static const char usage[] =
     "report cannot be read, or a successful run left no report (a statically\n"
     "linked command).\n";
 
-#define DEFAULT_SIZES "512,1k,2k,4k,8k,16k,32k,64k,128k,256k,512k,1M"
-#define MAX_SIZES 64
 
 /* What one run measured. */
 struct run {
@@ -61,7 +59,7 @@ struct run {
 };
 
 struct sweep {
-    uint64_t sizes[MAX_SIZES];
+    uint64_t sizes[TOOL_MAX_SIZES];
     size_t nsizes;
     long reps;
     int json;
@@ -72,29 +70,10 @@ struct sweep {
     struct run *runs;   /* [rep * nsizes + size] */
 };
 
-static void parse_sizes(struct sweep *s, const char *list)
-{
-    char *copy = strdup(list), *save = NULL;
-    if (!copy)
-        tool_bad_input("out of memory");
-    s->nsizes = 0;
-    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
-        uint64_t n;
-        if (st_parse_size(t, &n) != 0 || n == 0 || n > (1ull << 30))
-            tool_usage_error("sweep", "--sizes: '%s' is not a size from 1 B to 1 GiB", t);
-        if (s->nsizes == MAX_SIZES)
-            tool_usage_error("sweep", "--sizes: at most %d sizes", MAX_SIZES);
-        s->sizes[s->nsizes++] = n;
-    }
-    free(copy);
-    if (!s->nsizes)
-        tool_usage_error("sweep", "--sizes needs at least one size");
-}
-
 /* Parses options; returns the index of the command in argv. */
 static int parse_args(struct sweep *s, int argc, char **argv)
 {
-    parse_sizes(s, DEFAULT_SIZES);
+    s->nsizes = size_list_parse("sweep", TOOL_DEFAULT_SIZES, s->sizes);
     s->reps = 3;
     int i = 1;
     for (; i < argc; i++) {
@@ -106,7 +85,7 @@ static int parse_args(struct sweep *s, int argc, char **argv)
             i++;
             break;
         } else if (opt_value("sweep", argc, argv, &i, "--sizes", &v)) {
-            parse_sizes(s, v);
+            s->nsizes = size_list_parse("sweep", v, s->sizes);
         } else if (opt_value("sweep", argc, argv, &i, "--reps", &v)) {
             char *end;
             s->reps = strtol(v, &end, 10);

@@ -16,6 +16,7 @@
 #include "json.h"
 #include "outbuf.h"
 #include "tool.h"
+#include "units.h"
 
 const char *st_prog = "seektrace";
 
@@ -645,4 +646,24 @@ void json_str(FILE *f, const char *s)
         }
     }
     fputc('"', f);
+}
+
+size_t size_list_parse(const char *cmd, const char *list, uint64_t *sizes)
+{
+    char *copy = strdup(list), *save = NULL;
+    size_t n = 0;
+    if (!copy)
+        tool_bad_input("out of memory");
+    for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        uint64_t v;
+        if (st_parse_size(t, &v) != 0 || v == 0 || v > (1ull << 30))
+            tool_usage_error(cmd, "--sizes: '%s' is not a size from 1 B to 1 GiB", t);
+        if (n == TOOL_MAX_SIZES)
+            tool_usage_error(cmd, "--sizes: at most %d sizes", TOOL_MAX_SIZES);
+        sizes[n++] = v;
+    }
+    free(copy);
+    if (!n)
+        tool_usage_error(cmd, "--sizes needs at least one size");
+    return n;
 }

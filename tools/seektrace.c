@@ -1,4 +1,5 @@
-/* seektrace.c — the seektrace command: run, report, check, export, sweep.
+/* seektrace.c — the seektrace command: run, report, check, export, whatif,
+ * sweep, calibrate.
  *
  * One file per subcommand (cmd_*.c); what they share is in tool.h. */
 #include <stdio.h>
@@ -20,6 +21,9 @@ static const char usage[] =
     "  report TRACE|DIR|JSON ...     the report of recorded traces (or JSON reports)\n"
     "  check LIMITS TRACE|DIR|JSON   exit 1 when a file's reads exceed a limit (CI)\n"
     "  export --format F TRACE ...   events as Chrome trace JSON, CSV or JSON lines\n"
+    "  whatif [--sizes L] TRACE ...  predict each buffer size's syscalls, bytes, time\n"
+    "  sweep [--sizes L] -- CMD      run CMD at each buffer size and measure\n"
+    "  calibrate                     measure this machine's syscall and copy costs\n"
     "\n"
     "'seektrace COMMAND --help' describes each; 'man seektrace' all of them.\n"
     "Exit status: 0 success, 1 a check failed, 2 bad usage or unreadable input;\n"
@@ -51,6 +55,10 @@ int main(int argc, char **argv)
         return cmd_export(argc - 1, argv + 1);
     if (!strcmp(c, "sweep"))
         return cmd_sweep(argc - 1, argv + 1);
+    if (!strcmp(c, "whatif"))
+        return cmd_whatif(argc - 1, argv + 1);
+    if (!strcmp(c, "calibrate"))
+        return cmd_calibrate(argc - 1, argv + 1);
     fprintf(stderr, "seektrace: unknown command '%s'; try 'seektrace --help'\n", c);
     return EXIT_BAD_INPUT;
 }

@@ -124,12 +124,22 @@ char *tool_find_library(void);
  * process. malloc'd; NULL when out of memory. */
 char *tool_preload_list(const char *lib, const char *old);
 
+/* ---- buffer size lists (sweep, whatif) ------------------------------------- */
+
+#define TOOL_DEFAULT_SIZES "512,1k,2k,4k,8k,16k,32k,64k,128k,256k,512k,1M"
+#define TOOL_MAX_SIZES 64
+/* Parses "512,4k,1M" into sizes[TOOL_MAX_SIZES] (1 B to 1 GiB each);
+ * returns how many. A bad list is a usage error of cmd (exit 2). */
+size_t size_list_parse(const char *cmd, const char *list, uint64_t *sizes);
+
 /* The subcommands. */
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_whatif(int argc, char **argv);
 
 /* check's limits, shared with run --check. */
 struct check_opts {

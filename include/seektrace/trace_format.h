@@ -64,7 +64,7 @@
 #define ST_TRACE_MAGIC "\x89SKTRACE" /* 8 bytes, no NUL */
 #define ST_TRACE_MAGIC_LEN 8
 #define ST_TRACE_ENDIAN 0x01020304u
-#define ST_TRACE_VERSION_MAJOR 1
+#define ST_TRACE_VERSION_MAJOR 2 /* 2 added OP events; 1 is still read */
 #define ST_TRACE_VERSION_MINOR 0
 #define ST_TRACE_FIXED_HEADER 256u
 #define ST_TRACE_SUFFIX ".sktrace"
@@ -233,7 +233,58 @@ enum st_trace_kind {
     ST_EV_CLOSE = 19,     /* u stream, u dt: the stream was closed */
     ST_EV_LOST = 20,      /* u n: n events of this thread could not be recorded */
     ST_EV_CELL_DEF = 21,  /* u id, u owner (a file or stream), u site: target = id */
-    ST_EV_KIND_MAX = 21
+    ST_EV_OP = 22,        /* u stream, b op (ST_OP_*), then the op's fields
+                           * below; F1 is the op's flag. One stdio call on a
+                           * stream as `seektrace whatif` replays it. Counts
+                           * nothing. Since version 2. */
+    ST_EV_KIND_MAX = 22
+};
+
+/* ## Stream operations (ST_EV_OP, version 2)
+ *
+ * The calls a stream received, in the order it received them, with what a
+ * model of stdio's buffering needs to replay them at another buffer size:
+ * what each call asked for and, for line readers, how far it went (that
+ * depends on the file's bytes, which the trace does not hold). The ops of
+ * a stream come from the threads that used it; each thread's are in order.
+ *
+ *   OPEN      F1 read-only ("r", no '+'): s offset, the descriptor's file
+ *             offset when the stream was made (-1 unknown)
+ *   SIZE      F1 regular file: u size — glibc's own fstat of the stream's
+ *             descriptor (never one of seektrace's)
+ *   FREAD     u n: bytes asked for (size * nmemb)
+ *   GETC_RUN  u n: bytes per-byte readers (getc, fgetc, getc_unlocked,
+ *             scanf's reads) took in a row, one byte per call; emitted
+ *             before the next op and at each refill
+ *   GETC_EOF  a per-byte read found no byte (EOF or error)
+ *   FGETS     F1 the line ends with '\n': u n (the size argument), u len
+ *             (bytes stored; 0 when it returned NULL)
+ *   GETDELIM  F1 ends with the delimiter: u len (bytes stored; 0 on -1)
+ *   UNGETC    F1 the byte equals the one just before the read position
+ *   FSEEK     b whence, s offset (fsetpos: SEEK_SET)
+ *   FTELL, REWIND, FFLUSH, CLEARERR
+ *   EXIT      the process ended with the stream open (a closed stream's
+ *             ops end with its CLOSE event instead)
+ *   OTHER     u call: a call the model does not follow (its bytes taken
+ *             are in a GETC_RUN; the replay is approximate from here)
+ */
+enum st_trace_op {
+    ST_OP_OPEN = 1,
+    ST_OP_SIZE = 2,
+    ST_OP_FREAD = 3,
+    ST_OP_GETC_RUN = 4,
+    ST_OP_GETC_EOF = 5,
+    ST_OP_FGETS = 6,
+    ST_OP_GETDELIM = 7,
+    ST_OP_UNGETC = 8,
+    ST_OP_FSEEK = 9,
+    ST_OP_FTELL = 10,
+    ST_OP_REWIND = 11,
+    ST_OP_FFLUSH = 12,
+    ST_OP_CLEARERR = 13,
+    ST_OP_EXIT = 14,
+    ST_OP_OTHER = 15,
+    ST_OP_MAX = 15
 };
 
 #define ST_EV_F1 0x20u

@@ -21,6 +21,8 @@ static uint64_t sys_read(struct st_model *m, uint64_t want)
 
     m->cost.read_syscalls++;
     m->cost.kernel_read_bytes += got;
+    if (got < want && m->cfg.size_is_lower_bound)
+        m->cost.assumed_end_reads++;
     m->kernel_pos += (int64_t)got;
     return got;
 }
@@ -198,8 +200,8 @@ static int64_t do_fread(struct st_model *m, uint64_t n)
     return (int64_t)(n - want);
 }
 
-/* The copy loop of _IO_getline_info (fgets): take len bytes, calling __uflow
- * whenever the get area is empty. Returns the bytes taken: fewer than len
+/* The copy loop of _IO_getline_info (fgets), and a run of getc calls: take
+ * len bytes, calling __uflow whenever the get area is empty. Returns the bytes taken: fewer than len
  * only if the simulated file ends first. */
 static uint64_t take_bytes(struct st_model *m, uint64_t len)
 {
@@ -482,6 +484,8 @@ int64_t st_model_step(struct st_model *m, const struct st_model_op *op)
         return do_fread(m, (uint64_t)op->arg);
     case ST_M_GETC:
         return do_getc(m);
+    case ST_M_GETC_RUN:
+        return (int64_t)take_bytes(m, (uint64_t)op->arg);
     case ST_M_FGETS:
         return do_fgets(m, op->arg, (uint64_t)op->len, op->delim_seen);
     case ST_M_GETDELIM:

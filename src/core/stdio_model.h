@@ -31,6 +31,9 @@ enum st_model_op_kind {
                     * arg = the descriptor's file offset (0 after fopen) */
     ST_M_FREAD,    /* fread: arg = size * nmemb, the bytes asked for */
     ST_M_GETC,     /* fgetc, getc, getc_unlocked, getchar */
+    ST_M_GETC_RUN, /* arg = n: n calls of the above in a row, each taking
+                    * one byte (what a trace records: per-byte readers are
+                    * seen only as the bytes they take between refills) */
     ST_M_FGETS,    /* fgets: arg = n; len = bytes stored (0 when it returned
                     * NULL); delim_seen = they end with '\n' */
     ST_M_GETDELIM, /* getline, getdelim: len = bytes stored (0 when it returned
@@ -67,6 +70,10 @@ enum st_model_buffering {
 
 struct st_model_config {
     uint64_t file_size;
+    /* file_size is only what the recording proves the file holds (no fstat
+     * or EOF was seen): a read that this assumed end shortens is counted in
+     * cost.assumed_end_reads, and the figures are then lower bounds. */
+    bool size_is_lower_bound;
     uint64_t bufsize; /* ignored for ST_M_BUF_NONE */
     enum st_model_buffering buffering;
 };
@@ -76,6 +83,7 @@ struct st_model_cost {
     uint64_t kernel_read_bytes; /* what those reads returned */
     uint64_t lseek_syscalls;
     uint64_t fstat_syscalls;
+    uint64_t assumed_end_reads; /* reads shortened by an assumed file end */
 };
 
 /* The simulated FILE. Positions in the main get area are offsets from

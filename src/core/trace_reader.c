@@ -77,8 +77,21 @@ const char *st_trace_kind_name(unsigned kind)
         [ST_EV_WRITE] = "write",       [ST_EV_DELIVER] = "deliver", [ST_EV_SEEK] = "seek",
         [ST_EV_SITE_DEF] = "site",     [ST_EV_MODULE] = "module",   [ST_EV_MARK] = "mark",
         [ST_EV_CLOSE] = "close",       [ST_EV_LOST] = "lost",       [ST_EV_CELL_DEF] = "cell",
+        [ST_EV_OP] = "op",
     };
     return kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "?";
+}
+
+const char *st_trace_op_name(unsigned op)
+{
+    static const char *const names[] = {
+        [ST_OP_OPEN] = "open",         [ST_OP_SIZE] = "size",         [ST_OP_FREAD] = "fread",
+        [ST_OP_GETC_RUN] = "getc_run", [ST_OP_GETC_EOF] = "getc_eof", [ST_OP_FGETS] = "fgets",
+        [ST_OP_GETDELIM] = "getdelim", [ST_OP_UNGETC] = "ungetc",     [ST_OP_FSEEK] = "fseek",
+        [ST_OP_FTELL] = "ftell",       [ST_OP_REWIND] = "rewind",     [ST_OP_FFLUSH] = "fflush",
+        [ST_OP_CLEARERR] = "clearerr", [ST_OP_EXIT] = "exit",         [ST_OP_OTHER] = "other",
+    };
+    return op < sizeof names / sizeof names[0] && names[op] ? names[op] : "?";
 }
 
 /* Reads exactly n bytes at off; -1 with errno, or -2 when the file ends. */
@@ -278,8 +291,10 @@ struct st_trace_reader *st_trace_open_fd(int fd, const char *path, char err[ST_T
                         "this seektrace reads only little-endian traces", h.endian);
         goto bad;
     }
-    if (h.version_major != ST_TRACE_VERSION_MAJOR) {
-        fail(err, path, "trace format version %u.%u (byte 12); this seektrace reads version %d.x%s",
+    /* Version 2 only added OP events to version 1. */
+    if (h.version_major < 1 || h.version_major > ST_TRACE_VERSION_MAJOR) {
+        fail(err, path, "trace format version %u.%u (byte 12); this seektrace reads versions "
+                        "1.x to %d.x%s",
              h.version_major, h.version_minor, ST_TRACE_VERSION_MAJOR,
              h.version_major > ST_TRACE_VERSION_MAJOR ? ": upgrade seektrace" : "");
         goto bad;
@@ -510,6 +525,7 @@ static const uint8_t allowed_flags[ST_EV_KIND_MAX + 1] = {
     [ST_EV_FSTAT] = ST_EV_F1,
     [ST_EV_DELIVER] = ST_EV_F1,
     [ST_EV_SEEK] = ST_EV_F1,
+    [ST_EV_OP] = ST_EV_F1,
 };
 
 int st_trace_next(struct st_trace_reader *r, struct st_trace_event *ev,
@@ -773,6 +789,40 @@ int st_trace_next(struct st_trace_reader *r, struct st_trace_event *ev,
             ID(ev->site);
             r->target = ev->id;
             ev->target = ev->id;
+            break;
+        case ST_EV_OP:
+            ID(ev->id);
+            BYTE(ev->op);
+            ev->op_flag = (hdr & ST_EV_F1) != 0;
+            switch (ev->op) {
+            case ST_OP_OPEN:
+                S(ev->offset);
+                break;
+            case ST_OP_SIZE:
+            case ST_OP_FREAD:
+            case ST_OP_GETC_RUN:
+            case ST_OP_GETDELIM:
+                U(ev->n);
+                break;
+            case ST_OP_FGETS:
+                U(ev->n);
+                U(v);
+                ev->result = v > INT64_MAX ? INT64_MAX : (int64_t)v;
+                break;
+            case ST_OP_FSEEK:
+                BYTE(ev->whence);
+                S(ev->offset);
+                break;
+            case ST_OP_OTHER:
+                CALL_FIELD(0);
+                break;
+            case ST_OP_GETC_EOF: case ST_OP_UNGETC: case ST_OP_FTELL: case ST_OP_REWIND:
+            case ST_OP_FFLUSH: case ST_OP_CLEARERR: case ST_OP_EXIT:
+                break;
+            default:
+                why = "an unknown stream operation";
+                goto corrupt;
+            }
             break;
         default:
             why = "an unknown event kind";

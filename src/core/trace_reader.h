@@ -71,9 +71,13 @@ struct st_trace_event {
     const char *str;      /* FILE_DEF path, MODULE path, MARK label, STREAM_DEF/BUF caveat */
     size_t str_len;       /* (0: no caveat) */
     uint64_t start, length, module_offset; /* MODULE */
+    uint64_t n;           /* LOST; OP: SIZE size, FREAD/GETC_RUN/FGETS n, GETDELIM len */
+    unsigned op;          /* OP: ST_OP_* (id: the stream; offset: OPEN/FSEEK offset;
+                           * result: FGETS len; call: OTHER's call) */
+    int op_flag;          /* OP: the op's F1 flag */
+    unsigned whence;      /* OP FSEEK */
     size_t nframes;       /* SITE_DEF */
-    uint64_t frames[16];
-    uint64_t n;           /* LOST */
+    uint64_t frames[16];  /* (not cleared between events) */
 };
 
 struct st_trace_reader;
@@ -112,5 +116,7 @@ void st_trace_mem_free(void *block);
 
 /* Event names for exports ("read", "lseek", "call", ...). */
 const char *st_trace_kind_name(unsigned kind);
+/* Stream operation names (ST_OP_*: "fread", "getc_run", ...). */
+const char *st_trace_op_name(unsigned op);
 
 #endif

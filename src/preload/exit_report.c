@@ -18,6 +18,7 @@
 #include "config.h"
 #include "files.h"
 #include "ledger.h"
+#include "ops.h"
 #include "lifecycle.h"
 #include "sites.h"
 #include "symbolize.h"
@@ -93,7 +94,7 @@ static void sync_open_streams(void)
     for (struct st_file *f = st_files_first(); f; f = f->next_all)
         for (struct st_stream *s = f->streams; s; s = s->next_in_file)
             if (!s->closed && is_open_stream(s->fp))
-                st_ledger_sync(s, s->fp);
+                st_ops_getc_run(s, st_ledger_sync(s, s->fp));
     if (!st_report_from_signal)
         _IO_list_unlock();
 }

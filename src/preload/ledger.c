@@ -7,15 +7,48 @@
 #include "sync.h"
 #include "trace_writer.h"
 
-void st_ledger_sync(struct st_stream *s, FILE *fp)
+/* glibc's _IO_IN_BACKUP: the get area is ungetc's backup buffer. */
+#define IO_IN_BACKUP 0x100
+
+/* Bytes consumed since the mark, when that can be known. */
+static uint64_t consumed(const struct st_stream *s, const FILE *fp, int refill)
 {
     char *p = fp->_IO_read_ptr;
-    /* Only a mark in the same window, behind the read position, measures
-     * consumption. A different window means the buffer moved where we could
-     * not see (glibc's ungetc backup area): nothing is booked rather than a
-     * guess. */
-    if (s->mark && fp->_IO_read_base == s->win_base && p > s->mark && p <= fp->_IO_read_end) {
-        uint64_t n = (uint64_t)(p - s->mark);
+    if (!s->mark)
+        return 0;
+    /* The same window, behind the read position. */
+    if (fp->_IO_read_base == s->win_base && p > s->mark && p <= fp->_IO_read_end)
+        return (uint64_t)(p - s->mark);
+    /* The mark is in ungetc's backup area, and glibc's __uflow/__underflow
+     * have since gone back to the main get area where ungetc parked it —
+     * which they do only once the backup is read to its end. */
+    if (refill && s->backup_end && s->win_base != fp->_IO_read_base &&
+        !(fp->_flags & IO_IN_BACKUP) && fp->_IO_read_base == s->parked_base &&
+        s->mark <= s->backup_end && p >= fp->_IO_read_base && p <= fp->_IO_read_end)
+        return (uint64_t)(s->backup_end - s->mark) + (uint64_t)(p - fp->_IO_read_base);
+    /* Otherwise the buffer moved where we could not see (a seek dropped
+     * the backup area): nothing is booked rather than a guess. */
+    return 0;
+}
+
+/* The window the mark is in. In ungetc's backup area, also where that ends
+ * and where the main get area was parked, to follow glibc back there. */
+static void note_window(struct st_stream *s, const FILE *fp)
+{
+    s->win_base = fp->_IO_read_base;
+    if (fp->_flags & IO_IN_BACKUP) {
+        s->backup_end = fp->_IO_read_end;
+        s->parked_base = fp->_IO_save_base;
+    } else {
+        s->backup_end = NULL;
+    }
+}
+
+static uint64_t sync_with(struct st_stream *s, FILE *fp, int refill)
+{
+    char *p = fp->_IO_read_ptr;
+    uint64_t n = consumed(s, fp, refill);
+    if (n) {
         /* The bytes were taken by whoever consumed the buffer since the
          * mark: the calls that do so without a hook (getc, fgets) keep doing
          * it from the site that last refilled or moved the buffer. */
@@ -29,14 +62,25 @@ void st_ledger_sync(struct st_stream *s, FILE *fp)
         }
     }
     s->mark = p;
-    s->win_base = fp->_IO_read_base;
+    note_window(s, fp);
+    return n;
+}
+
+uint64_t st_ledger_sync(struct st_stream *s, FILE *fp)
+{
+    return sync_with(s, fp, 0);
+}
+
+uint64_t st_ledger_sync_refill(struct st_stream *s, FILE *fp)
+{
+    return sync_with(s, fp, 1);
 }
 
 void st_ledger_mark(struct st_stream *s, FILE *fp, size_t handed_out)
 {
     char *p = fp->_IO_read_ptr;
     s->mark = p && (size_t)(p - fp->_IO_read_base) >= handed_out ? p - handed_out : p;
-    s->win_base = fp->_IO_read_base;
+    note_window(s, fp);
     s->mark_site = st_current_site();
 }
 

@@ -11,12 +11,19 @@
 #define SEEKTRACE_LEDGER_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct st_stream;
 
-/* Books the bytes consumed since the mark, to the site that set it. */
-void st_ledger_sync(struct st_stream *s, FILE *fp);
+/* Books the bytes consumed since the mark, to the site that set it, and
+ * returns how many. */
+uint64_t st_ledger_sync(struct st_stream *s, FILE *fp);
+
+/* The same, in a slot glibc reaches only with the get area exhausted
+ * (__uflow, __underflow): it also follows glibc out of ungetc's backup
+ * area, which those leave for the main get area before the slot runs. */
+uint64_t st_ledger_sync_refill(struct st_stream *s, FILE *fp);
 
 /* Sets the mark to the current read position, less `handed_out` bytes the
  * slot itself consumed and returned (uflow returns the byte it took), and

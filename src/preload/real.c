@@ -24,8 +24,8 @@ int st_real_resolve(void)
 {
     int missing = 0;
 #define RESOLVE(name) *(void **)&st_real.name = next(#name, &missing);
-#define STDIO(call, ret, name, params, args, stream) RESOLVE(name)
-#define STDIO_VOID(call, name, params, args, stream) RESOLVE(name)
+#define STDIO(call, ret, name, params, args, stream, op) RESOLVE(name)
+#define STDIO_VOID(call, name, params, args, stream, op) RESOLVE(name)
 #include "wrap_stdio.def"
 #undef STDIO
 #undef STDIO_VOID

@@ -14,8 +14,8 @@
 #include <sys/uio.h>
 
 struct st_real {
-#define STDIO(call, ret, name, params, args, stream) ret (*name) params;
-#define STDIO_VOID(call, name, params, args, stream) void (*name) params;
+#define STDIO(call, ret, name, params, args, stream, op) ret (*name) params;
+#define STDIO_VOID(call, name, params, args, stream, op) void (*name) params;
 #include "wrap_stdio.def"
 #undef STDIO
 #undef STDIO_VOID

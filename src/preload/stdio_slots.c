@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <sys/stat.h>
 
 #include "attribution.h"
 #include "bufsize.h"
@@ -22,6 +23,7 @@
 #include "fdtable.h"
 #include "ledger.h"
 #include "lifecycle.h"
+#include "ops.h"
 #include "record.h"
 #include "streams.h"
 #include "sync.h"
@@ -60,7 +62,7 @@ static struct st_stream *tracked(FILE *fp)
 
 /* Entering a buffer slot: book consumption at the outermost one. Returns
  * whether this call is the outermost, which must then mark on the way out. */
-static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallback)
+static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallback, int refill)
 {
     struct st_thread *t = &st_self;
     if (!s || t->slot_depth++ > 0)
@@ -73,7 +75,11 @@ static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallbac
         st_site_begin(st_in_exit_cleanup ? ST_SITE_NONE : ST_SITE_UNWIND);
         st_trace_slot_begin(t->call);
     }
-    st_ledger_sync(s, fp);
+    uint64_t consumed = refill ? st_ledger_sync_refill(s, fp) : st_ledger_sync(s, fp);
+    /* Outside any wrapped call, consumption since the mark was per-byte
+     * reads (a wrapped call books its own when it begins and ends). */
+    if (ST_TRACE_LIKELY_OFF(st_trace_on) && (t->in_call == 2 || st_ops_reads_per_byte(t->call)))
+        st_ops_getc_run(s, consumed);
     return 1;
 }
 
@@ -92,29 +98,32 @@ static void buffer_slot_leave(struct st_stream *s, FILE *fp, int outer, size_t h
     }
 }
 
-/* The buffer slots that need nothing but the ledger around them. */
-#define BUFFER_SLOT(name, ret, type, params, args, fallback)                         \
+/* The buffer slots that need nothing but the ledger around them; refill:
+ * the slot is reached only once the get area is exhausted. */
+#define BUFFER_SLOT(name, ret, type, params, args, fallback, refill)                 \
     static ret hook_##name params                                                    \
     {                                                                                \
         struct st_stream *s = tracked(fp);                                           \
-        int outer = buffer_slot_enter(s, fp, fallback);                              \
+        int outer = buffer_slot_enter(s, fp, fallback, refill);                      \
         ret r = ORIG(name, type) args;                                               \
         int e = errno;                                                               \
         buffer_slot_leave(s, fp, outer, 0);                                          \
         errno = e;                                                                   \
         return r;                                                                    \
     }
-BUFFER_SLOT(underflow, int, flow_fn, (FILE *fp), (fp), ST_CALL_OTHER)
-BUFFER_SLOT(sync, int, flow_fn, (FILE *fp), (fp), ST_CALL_FFLUSH)
-BUFFER_SLOT(overflow, int, overflow_fn, (FILE *fp, int ch), (fp, ch), ST_CALL_OTHER)
+BUFFER_SLOT(underflow, int, flow_fn, (FILE *fp), (fp), ST_CALL_OTHER, 1)
+BUFFER_SLOT(sync, int, flow_fn, (FILE *fp), (fp), ST_CALL_FFLUSH, 0)
+BUFFER_SLOT(overflow, int, overflow_fn, (FILE *fp, int ch), (fp, ch), ST_CALL_OTHER, 0)
 #undef BUFFER_SLOT
 
 static int hook_uflow(FILE *fp)
 {
     struct st_stream *s = tracked(fp);
-    int outer = buffer_slot_enter(s, fp, ST_CALL_GETC);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_GETC, 1);
     int r = ORIG(uflow, flow_fn)(fp);
     int e = errno;
+    if (r == EOF && outer && st_self.in_call == 2)
+        st_trace_op(s, ST_OP_GETC_EOF, 0, 0, 0);
     buffer_slot_leave(s, fp, outer, r != EOF);
     errno = e;
     return r;
@@ -125,7 +134,7 @@ static int hook_uflow(FILE *fp)
 static size_t xsgetn(xsgetn_fn real, FILE *fp, void *buf, size_t n)
 {
     struct st_stream *s = tracked(fp);
-    int outer = buffer_slot_enter(s, fp, ST_CALL_FREAD);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_FREAD, 0);
     size_t r = real(fp, buf, n);
     int e = errno;
     if (outer)
@@ -153,7 +162,7 @@ static int is_seek_call(enum st_call c)
 static off64_t hook_seekoff(FILE *fp, off64_t off, int dir, int mode)
 {
     struct st_stream *s = tracked(fp);
-    int outer = buffer_slot_enter(s, fp, ST_CALL_FSEEK);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_FSEEK, 0);
     char *base = fp->_IO_read_base, *end = fp->_IO_read_end;
     uint64_t reads = st_self.reads, lseeks = st_self.lseeks;
     off64_t r = ORIG(seekoff, seekoff_fn)(fp, off, dir, mode);
@@ -178,7 +187,7 @@ static off64_t hook_seekoff(FILE *fp, off64_t off, int dir, int mode)
 static FILE *hook_setbuf(FILE *fp, char *buf, ssize_t n)
 {
     struct st_stream *s = tracked(fp);
-    int outer = buffer_slot_enter(s, fp, ST_CALL_SETVBUF);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_SETVBUF, 0);
     FILE *r = ORIG(setbuf, setbuf_fn)(fp, buf, n);
     int e = errno;
     if (s)
@@ -260,6 +269,11 @@ static int hook_stat(FILE *fp, void *st)
     if (s) {
         int err = errno;
         st_record_fstat(st_stream_counts(s), st_charge(ST_CALL_OTHER));
+        /* glibc's own fstat tells whatif the file's size for free. */
+        if (r == 0) {
+            const struct stat64 *sb = st;
+            st_trace_op(s, ST_OP_SIZE, S_ISREG(sb->st_mode), (uint64_t)sb->st_size, 0);
+        }
         errno = err;
     }
     return r;

@@ -27,6 +27,10 @@ struct st_stream {
     char *mark;
     char *win_base;
     struct st_site *mark_site; /* the call site consumption is charged to */
+    /* mark is in ungetc's backup area (non-NULL): its end, and the main get
+     * area's base that glibc returns to once it is read. */
+    char *backup_end;
+    char *parked_base;
 
     /* The buffer as last seen, and where it came from. */
     uint64_t buffer_size;

@@ -1185,6 +1185,45 @@ void st_trace_seek_(struct st_counts *c, int kept, uint64_t resync)
     leave();
 }
 
+void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x)
+{
+    if (!s)
+        return;
+    struct tw *t = enter();
+    if (!t)
+        return;
+    uint32_t id = stream_id(t, s);
+    uint8_t *p = id ? reserve(t, EVENT_MAX) : NULL;
+    if (p) {
+        *p++ = (uint8_t)(ST_EV_OP | (flag ? ST_EV_F1 : 0));
+        p = st_put_u(p, id);
+        *p++ = (uint8_t)op;
+        switch (op) {
+        case ST_OP_OPEN:
+            p = st_put_s(p, x);
+            break;
+        case ST_OP_FGETS:
+            p = st_put_u(p, n);
+            p = st_put_u(p, (uint64_t)x);
+            break;
+        case ST_OP_FSEEK:
+            *p++ = (uint8_t)n;
+            p = st_put_s(p, x);
+            break;
+        case ST_OP_OTHER:
+            *p++ = (uint8_t)n;
+            break;
+        case ST_OP_SIZE: case ST_OP_FREAD: case ST_OP_GETC_RUN: case ST_OP_GETDELIM:
+            p = st_put_u(p, n);
+            break;
+        }
+        commit(t, p);
+    } else if (id) {
+        lost();
+    }
+    leave();
+}
+
 void st_trace_sys_begin_(void)
 {
     tw.sys_t0 = now_ns();
@@ -1497,12 +1536,18 @@ static void enc_footer(struct sink *k, const struct st_report *r, uint64_t end_n
 
 /* Streams whose buffer changed where no event said so (e.g. set by a path
  * we do not hook): record the final state so rebuilt reports match. */
+/* The last word on each recorded stream: its buffer as it ended, and for
+ * one still open, that the process ended with it so (glibc's exit cleanup
+ * has run by now; its syscalls are recorded). */
 static void sync_buffers(void)
 {
     for (struct st_file *f = st_files_first(); f; f = f->next_all)
         for (struct st_stream *s = f->streams; s; s = s->next_in_file)
-            if (target_find((uintptr_t)s | 1)) /* never recorded: leave it so */
+            if (target_find((uintptr_t)s | TAG_STREAM)) { /* never recorded: leave it so */
                 st_trace_buffer_(s);
+                if (!s->closed)
+                    st_trace_op_(s, ST_OP_EXIT, 0, 0, 0);
+            }
 }
 
 void st_trace_finish(const struct st_report *r)

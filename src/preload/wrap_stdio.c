@@ -16,6 +16,7 @@
 #include "fdtable.h"
 #include "infer.h"
 #include "ledger.h"
+#include "ops.h"
 #include "wrappers.h"
 #include "trace_writer.h"
 
@@ -37,6 +38,8 @@ int st_call_begin(enum st_call call, FILE *fp, void *caller)
         if (st_capture_inferred && s)
             st_infer_begin(s, fp);
         st_trace_call_begin(c, call);
+        if (ST_TRACE_LIKELY_OFF(st_trace_on) && s)
+            st_ops_call_begins(s, fp);
         t->busy--;
     }
     return 1;
@@ -56,24 +59,28 @@ void st_call_end(int began)
     }
 }
 
-#define STDIO(call, ret, name, params, args, stream)                                 \
+#define STDIO(call, ret, name, params, args, stream, op)                             \
     ST_EXPORT(ret, name, params)                                                     \
     {                                                                                \
         st_ensure_init();                                                            \
         int began = st_call_begin(ST_CALL_##call, stream, __builtin_return_address(0)); \
         ret r = (st_real.name) args;                                                 \
         int e = errno;                                                               \
+        if (began && ST_TRACE_LIKELY_OFF(st_trace_on))                               \
+            op;                                                                      \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
         return r;                                                                    \
     }
-#define STDIO_VOID(call, name, params, args, stream)                                 \
+#define STDIO_VOID(call, name, params, args, stream, op)                             \
     ST_EXPORT(void, name, params)                                                    \
     {                                                                                \
         st_ensure_init();                                                            \
         int began = st_call_begin(ST_CALL_##call, stream, __builtin_return_address(0)); \
         (st_real.name) args;                                                         \
         int e = errno;                                                               \
+        if (began && ST_TRACE_LIKELY_OFF(st_trace_on))                               \
+            op;                                                                      \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
     }
@@ -106,7 +113,7 @@ void st_call_end(int began)
 
 /* Opening: the new stream is bound to a fresh record (or, for fdopen, to
  * what we know of its fd). */
-#define OPEN_STREAM(name, params, args, new_description)                             \
+#define OPEN_STREAM(name, params, args, mode, new_description)                       \
     ST_EXPORT(FILE *, name, params)                                                  \
     {                                                                                \
         st_ensure_init();                                                            \
@@ -117,6 +124,7 @@ void st_call_end(int began)
             st_self.busy++;                                                          \
             struct st_stream *s = st_stream_opened(fp, new_description);             \
             st_bufsize_apply(fp, s);                                                 \
+            st_op_open(s, mode, new_description);                                    \
             struct st_counts *c = s ? st_stream_counts(s) : NULL;                    \
             if (c)                                                                   \
                 st_add(&c->by_call[ST_CALL_FOPEN].calls, 1);                         \
@@ -127,11 +135,11 @@ void st_call_end(int began)
         errno = e;                                                                   \
         return fp;                                                                   \
     }
-OPEN_STREAM(fopen, (const char *p, const char *m), (p, m), 1)
-OPEN_STREAM(fopen64, (const char *p, const char *m), (p, m), 1)
-OPEN_STREAM(fdopen, (int fd, const char *m), (fd, m), 0)
-OPEN_STREAM(freopen, (const char *p, const char *m, FILE *f), (p, m, f), p != NULL)
-OPEN_STREAM(freopen64, (const char *p, const char *m, FILE *f), (p, m, f), p != NULL)
+OPEN_STREAM(fopen, (const char *p, const char *m), (p, m), m, 1)
+OPEN_STREAM(fopen64, (const char *p, const char *m), (p, m), m, 1)
+OPEN_STREAM(fdopen, (int fd, const char *m), (fd, m), m, 0)
+OPEN_STREAM(freopen, (const char *p, const char *m, FILE *f), (p, m, f), m, p != NULL)
+OPEN_STREAM(freopen64, (const char *p, const char *m, FILE *f), (p, m, f), m, p != NULL)
 #undef OPEN_STREAM
 
 /* Buffer choice: remember what the program asked for, because glibc's
@@ -202,15 +210,19 @@ ST_EXPORT(int, ungetc, (int ch, FILE *fp))
     st_ensure_init();
     int began = st_call_begin(ST_CALL_UNGETC, fp, __builtin_return_address(0));
     struct st_stream *s = began && !st_capture_inferred && fp ? st_stream_of(fp) : NULL;
+    int matches = 0;
     if (s) {
         flockfile(fp);
         st_ledger_sync(s, fp);
+        matches = st_op_ungetc_matches(fp, ch);
     }
     int r = st_real.ungetc(ch, fp);
     int e = errno;
     if (s) {
         st_ledger_mark(s, fp, 0);
         funlockfile(fp);
+        if (ST_TRACE_LIKELY_OFF(st_trace_on))
+            st_op_ungetc(fp, ch, r, matches);
     }
     st_call_end(began);
     errno = e;

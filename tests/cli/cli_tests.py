@@ -641,9 +641,15 @@ def case_export_csv_jsonl(ctx):
     expect(all(int(r["time_ns"]) >= 0 for r in rows if r["time_ns"]), "times")
     out, _ = ctx.st("export", "--format", "jsonl", t)
     objs = [json.loads(line) for line in out.splitlines()]
-    expect(len(objs) == len(rows), f"{len(objs)} jsonl objects, {len(rows)} csv rows")
+    # jsonl has the stream operations (whatif's input) besides CSV's rows.
+    ops = [o for o in objs if o["event"] == "op"]
+    expect(len(objs) - len(ops) == len(rows),
+           f"{len(objs) - len(ops)} jsonl events, {len(rows)} csv rows")
     calls = [o for o in objs if o["event"] == "call" and o.get("path") == d["path"]]
     expect(sum(1 for o in calls if o["call"] == "fseek") == 700, "fseek calls")
+    seeks = [o for o in ops if o["op"] == "fseek" and o.get("path") == d["path"]]
+    expect(len(seeks) == 700 and all(o["whence"] == 0 and o["offset"] >= 0 for o in seeks),
+           f"{len(seeks)} fseek ops")
     # Within a thread, times never go back.
     last = {}
     for o in objs:
@@ -722,6 +728,119 @@ def case_install_layout(ctx):
     out = subprocess.run([st, "run", "-q", "--", "sh", "-c", "echo $LD_PRELOAD"], capture_output=True,
                          env=env).stdout.decode()
     expect(os.path.realpath(libs[0]) in out, f"{out} vs {libs[0]}")
+
+
+# ---- calibrate ----------------------------------------------------------------------
+
+FIGURES_NS = ("read_ns", "lseek_ns", "fstat_ns", "byte_ns")
+
+
+def read_calibration(path):
+    """The calibration file's figures and source, checking its layout."""
+    with open(path) as fh:
+        lines = fh.read().splitlines()
+    expect(lines and lines[0] == "seektrace-calibration 1", f"{path}: header {lines[:1]}")
+    kv = dict(line.split(" ", 1) for line in lines[1:])
+    expect(sorted(kv) == sorted(FIGURES_NS + ("source",)) and len(kv) == len(lines) - 1,
+           f"{path}: lines {lines}")
+    return {k: float(kv[k]) for k in FIGURES_NS}, kv["source"]
+
+
+def plausible(figures, what):
+    # Wide bounds only, no timed assertion: a syscall from 10 ns to 1 ms, a
+    # byte from the page cache from 0.001 to 10 ns (1 TB/s to 100 MB/s).
+    for k in ("read_ns", "lseek_ns", "fstat_ns"):
+        expect(10 <= figures[k] <= 1e6, f"{what}: {k} {figures[k]}")
+    expect(0.001 <= figures["byte_ns"] <= 10, f"{what}: byte_ns {figures['byte_ns']}")
+
+
+def case_calibrate(ctx):
+    d = ctx.newdir("calibrate")
+    tmp = os.path.join(d, "tmp")
+    os.makedirs(tmp)
+    env = dict(os.environ, TMPDIR=tmp)
+    path = os.path.join(d, "made", "here", "calibration")
+    out, _ = ctx.st("calibrate", "--quick", "--output", path, env=env)
+    figures, source = read_calibration(path)
+    plausible(figures, path)
+    expect(source.startswith("calibrated ") and "--quick" in source, source)
+    expect("read syscall" in out and "ns/B" in out and path in out, out)
+    expect(os.stat(path).st_mode & 0o7777 == 0o600, oct(os.stat(path).st_mode))
+    for p in (os.path.dirname(path), os.path.dirname(os.path.dirname(path))):
+        expect(os.stat(p).st_mode & 0o7777 == 0o700, f"{p}: {oct(os.stat(p).st_mode)}")
+    # The 64 MiB measuring file is gone, and no temporary file is left beside.
+    expect(os.listdir(tmp) == [], f"left in TMPDIR: {os.listdir(tmp)}")
+    expect(os.listdir(os.path.dirname(path)) == ["calibration"], os.listdir(os.path.dirname(path)))
+    # --print shows the stored figures without measuring; --json the same.
+    j = ctx.stj("calibrate", "--print", "--json", "--output", path)
+    expect(j["schema"] == "seektrace.calibration/1" and j["path"] == path and j["source"] == source,
+           f"{j}")
+    expect(all(j[k] == figures[k] for k in FIGURES_NS), f"{j} vs {figures}")
+    expect("fit_read_ns" not in j, f"--print measured: {j}")
+    out, _ = ctx.st("calibrate", "--print", "--output", path)
+    expect(out.startswith("read syscall ") and source in out, out)
+    # The default path: $XDG_CACHE_HOME, else $HOME/.cache.
+    env["XDG_CACHE_HOME"] = os.path.join(d, "xdg")
+    j = ctx.stj("calibrate", "--quick", "--json", env=env)
+    expect(j["path"] == os.path.join(d, "xdg", "seektrace", "calibration"), j["path"])
+    plausible(read_calibration(j["path"])[0], j["path"])
+    expect(j["fit_read_ns"] > 0 and 0 <= j["interrupted"] <= 1 and j["seconds"] > 0, f"{j}")
+    again = ctx.stj("calibrate", "--print", "--json", env=env)
+    expect(all(again[k] == j[k] for k in FIGURES_NS), f"{again} vs {j}")
+    del env["XDG_CACHE_HOME"]
+    env["HOME"] = os.path.join(d, "home")
+    _, err = ctx.st("calibrate", "--print", env=env, rc=2)
+    expect(err.count("\n") == 1 and "no calibration at " + os.path.join(
+        d, "home", ".cache", "seektrace", "calibration") in err, err)
+    out, _ = ctx.st("calibrate", "--help")
+    expect(out.startswith("usage: seektrace calibrate") and "Exit status" in out, out[:200])
+
+
+def case_calibrate_errors(ctx):
+    d = ctx.newdir("calibrate-errors")
+    good = os.path.join(d, "good")
+    ctx.st("calibrate", "--quick", "--output", good)
+    with open(good) as fh:
+        text = fh.read()
+    bad = {
+        "header": "seektrace-calibrashun 1\n" + text.split("\n", 1)[1],
+        "version": text.replace("seektrace-calibration 1", "seektrace-calibration 2"),
+        "negative": text.replace("read_ns ", "read_ns -"),
+        "nan": "\n".join("byte_ns nan" if line.startswith("byte_ns") else line
+                         for line in text.split("\n")),
+        "missing": "\n".join(line for line in text.split("\n") if not line.startswith("lseek_ns")),
+        "truncated": text[:-3],
+        "empty": "",
+        "binary": "\x7fELF\x02\x01\x01\x00" * 10,
+    }
+    for name, content in bad.items():
+        p = os.path.join(d, name)
+        with open(p, "w") as fh:
+            fh.write(content)
+        for args in (["--print"], ["--print", "--json"]):
+            out, err = ctx.st("calibrate", *args, "--output", p, rc=2)
+            lines = err.splitlines()
+            expect(len(lines) == 1 and err.endswith("\n") and p in lines[0] and not out,
+                   f"{name}: {err!r} {out!r}")
+            expect(lines[0].startswith("seektrace calibrate: "), f"{name}: {err}")
+    _, err = ctx.st("calibrate", "--print", "--output", os.path.join(d, "none"), rc=2)
+    expect(len(err.splitlines()) == 1 and "run 'seektrace calibrate'" in err, err)
+    # Paths that cannot be written: in /proc, below a regular file, a directory.
+    for p in ("/proc/seektrace-calibration", os.path.join(good, "calibration"), d):
+        out, err = ctx.st("calibrate", "--quick", "--output", p, rc=2)
+        lines = err.splitlines()
+        expect(len(lines) == 1 and f"cannot write {p}:" in lines[0] and not out, f"{p}: {err!r}")
+    # No temporary file left, neither in d nor beside d (where saving to d tried).
+    expect(sorted(os.listdir(d)) == sorted(["good", *bad]),
+           f"left behind: {sorted(os.listdir(d))}")
+    beside = [f for f in os.listdir(os.path.dirname(d)) if f.startswith(os.path.basename(d) + ".")]
+    expect(not beside, f"left behind: {beside}")
+    # The stored calibration was not touched by the failures.
+    with open(good) as fh:
+        expect(fh.read() == text, "the good file changed")
+    for args in (["--frobnicate"], ["--print", "--quick"], ["--output"], ["extra"]):
+        _, err = ctx.st("calibrate", *args, rc=2)
+        expect(len(err.splitlines()) == 1 and "calibrate --help" in err, f"{args}: {err}")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

@@ -424,10 +424,70 @@ static void test_calls_on_closed_stream(void **state)
     check(&m, (struct expect){ 0 });
 }
 
+/* A getc run is n getc calls: same syscalls, including the EOF at the end
+ * (a 10,000-byte file read by getc through a 4 KiB buffer: 3 reads of data
+ * and the one that returns 0). */
+static void test_getc_run_equals_single_getcs(void **state)
+{
+    (void)state;
+    static const uint64_t sizes[] = {1, 512, 4096, 65536};
+    for (size_t i = 0; i < N_OPS(sizes); i++) {
+        struct st_model one, run;
+        struct st_model_config cfg = {
+            .file_size = 10000, .bufsize = sizes[i], .buffering = ST_M_BUF_USER
+        };
+        struct st_model_op open = OPEN, getc = GETC;
+        struct st_model_op batch = { .kind = ST_M_GETC_RUN, .arg = 10000 };
+        st_model_init(&one, &cfg);
+        st_model_init(&run, &cfg);
+        st_model_step(&one, &open);
+        st_model_step(&run, &open);
+        for (int k = 0; k < 10000; k++)
+            assert_int_equal(st_model_step(&one, &getc), 1);
+        assert_int_equal(st_model_step(&run, &batch), 10000);
+        assert_int_equal(st_model_step(&one, &getc), -1);
+        assert_int_equal(st_model_step(&run, &getc), -1);
+        assert_int_equal(run.cost.read_syscalls, one.cost.read_syscalls);
+        assert_int_equal(run.cost.kernel_read_bytes, 10000);
+        assert_int_equal(one.cost.kernel_read_bytes, 10000);
+    }
+    struct st_model_op ops[] = { OPEN, { .kind = ST_M_GETC_RUN, .arg = 10000 }, GETC };
+    struct st_model m = run_with(ST_M_BUF_USER, 4096, 10000, ops, N_OPS(ops));
+    check(&m, (struct expect){ .reads = 4, .bytes = 10000 });
+}
+
+/* A file whose size the recording never proved: reads the assumed end cuts
+ * short are counted, so the caller can print the figures as lower bounds. */
+static void test_assumed_end_reads_are_counted(void **state)
+{
+    (void)state;
+    struct st_model_config cfg = {
+        .file_size = 5000, .bufsize = 4096, .buffering = ST_M_BUF_USER,
+        .size_is_lower_bound = true
+    };
+    struct st_model m;
+    struct st_model_op ops[] = { OPEN, FSEEK(100, SEEK_SET), FREAD(10), FSEEK(4900, SEEK_SET),
+                                 FREAD(10) };
+    st_model_init(&m, &cfg);
+    for (size_t i = 0; i < N_OPS(ops); i++)
+        st_model_step(&m, &ops[i]);
+    /* read(100) exact up to the first target, read(4096) for the fread,
+     * read(4096) at 4096 that the assumed end cuts to 904 bytes */
+    assert_int_equal(m.cost.read_syscalls, 3);
+    assert_int_equal(m.cost.assumed_end_reads, 1);
+    cfg.size_is_lower_bound = false;
+    st_model_init(&m, &cfg);
+    for (size_t i = 0; i < N_OPS(ops); i++)
+        st_model_step(&m, &ops[i]);
+    assert_int_equal(m.cost.assumed_end_reads, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_random_seek_reads_a_buffer_each),
+        cmocka_unit_test(test_getc_run_equals_single_getcs),
+        cmocka_unit_test(test_assumed_end_reads_are_counted),
         cmocka_unit_test(test_allocated_buffer_fstats_once),
         cmocka_unit_test(test_seek_in_buffer_only_resyncs),
         cmocka_unit_test(test_seek_end_fstats_every_time),

@@ -1,0 +1,55 @@
+/* ops.h — each stream's calls, recorded for `seektrace whatif`.
+ *
+ * whatif replays a stream's calls through a model of glibc's buffering
+ * (src/core/stdio_model.h) at other buffer sizes. The model needs each call
+ * and what it asked for, in order — including the per-byte reads (getc and
+ * friends) that no wrapper sees. Those are recovered from the ledger: the
+ * bytes consumed between two wrapped calls, or before a refill outside any
+ * wrapped call, were taken one per call by a per-byte reader, so they are
+ * recorded as a "getc run" of that many bytes.
+ *
+ * For that split to hold, the ledger is brought up to date when a wrapped
+ * call on a stream begins (what was consumed before it is a getc run) and
+ * when it ends (what it consumed itself is not). Recorded only while a
+ * trace is (SEEKTRACE_TRACE): without one, nothing here runs. */
+#ifndef SEEKTRACE_OPS_H
+#define SEEKTRACE_OPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "counts.h"
+#include "seektrace/trace_format.h"
+
+struct st_stream;
+
+/* A wrapped call on s (at fp) begins / the bytes the ledger booked outside
+ * any wrapped call: both record a getc run when n > 0. */
+void st_ops_call_begins(struct st_stream *s, FILE *fp);
+void st_ops_getc_run(struct st_stream *s, uint64_t n);
+
+/* The wrapped call on fp has returned: book what it consumed, then record
+ * it. Each names the ST_OP_* it records. */
+void st_op_fread(FILE *fp, size_t size, size_t nmemb);
+void st_op_fgets(FILE *fp, int n, const char *result);
+void st_op_getdelim(FILE *fp, char *const *line, ssize_t result, int delim);
+void st_op_fseek(FILE *fp, int64_t offset, int whence);
+void st_op_plain(FILE *fp, unsigned op); /* FTELL, REWIND, FFLUSH, CLEARERR */
+void st_op_other(FILE *fp, enum st_call call);
+/* Whether what a wrapped call consumes is recorded as a getc run. */
+static inline int st_ops_reads_per_byte(enum st_call call)
+{
+    return call == ST_CALL_FSCANF;
+}
+
+/* A stream was opened with mode; new_description: fopen/freopen of a path
+ * (the descriptor starts at offset 0). */
+void st_op_open(struct st_stream *s, const char *mode, int new_description);
+
+/* ungetc(ch, fp) is about to run / has returned r. */
+int st_op_ungetc_matches(FILE *fp, int ch);
+void st_op_ungetc(FILE *fp, int ch, int r, int matches);
+
+#endif

@@ -1,0 +1,187 @@
+#!/usr/bin/env python3
+"""Tests of `seektrace whatif` (issue 5): predicted against measured.
+
+    whatif_tests.py --seektrace BIN --lib LIB --demo FSEEK2006 --workload WL CASE
+
+Each workload case records one trace of a workload at glibc's default buffer,
+asks `whatif` what every size from 512 B to 1 MiB would cost, then measures
+every size for real with `sweep` (one run per size, SEEKTRACE_BUFSIZE) and
+requires the predicted read syscalls, lseek syscalls and kernel bytes to equal
+the measured ones exactly. The workloads are tests/model/workload.c's, on the
+data files tests/model/validate.py makes. Exit 0 pass, 1 fail.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "model"))
+from validate import WORKLOADS, make_files  # noqa: E402
+
+SIZES = [512 << i for i in range(12)]  # 512 B .. 1 MiB
+COST = "400,150,300,0.1"  # fixed, so that no calibration runs inside tests
+KEYS = ("read_syscalls", "lseek_syscalls", "kernel_read_bytes")
+
+
+class Failure(Exception):
+    pass
+
+
+def expect(cond, what):
+    if not cond:
+        raise Failure(what)
+
+
+def run(cmd, env=None, rc=0):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env)
+    expect(p.returncode == rc, f"{cmd}: rc {p.returncode}, stderr {p.stderr[-2000:]}")
+    return p.stdout, p.stderr
+
+
+def record(a, tmp, cmd, name="trace"):
+    """Runs cmd once under the library with a trace; returns the trace dir."""
+    d = os.path.join(tmp, name)
+    os.makedirs(d)
+    env = dict(os.environ, LD_PRELOAD=a.lib, SEEKTRACE_TRACE=d,
+               SEEKTRACE_OUTPUT=os.path.join(tmp, "report.%p.txt"))
+    env.pop("SEEKTRACE_BUFSIZE", None)
+    run(cmd, env=env)
+    return d
+
+
+def whatif(a, trace, *extra):
+    sizes = ",".join(str(s) for s in SIZES)
+    out, _ = run([a.seektrace, "whatif", "--json", "--cost", COST, "--sizes", sizes, *extra,
+                  trace])
+    return json.loads(out)
+
+
+def sweep(a, cmd, sizes, reps):
+    out, _ = run([a.seektrace, "sweep", "--json", "--reps", str(reps), "--sizes",
+                  ",".join(str(s) for s in sizes), "--", *cmd])
+    return {r["size"]: r for r in json.loads(out)["sizes"]}
+
+
+def the_file(j, path):
+    files = [f for f in j["files"] if f["path"] == path]
+    expect(len(files) == 1, f"{path} not in {[f['path'] for f in j['files']]}")
+    return files[0]
+
+
+def check_workload(a, tmp, workload):
+    make_files(tmp)
+    data = os.path.join(tmp, WORKLOADS[workload])
+    # The workload logs its calls with write(2) to LOG; a new log per run.
+    cmd = [a.workload, workload, data, "default", os.path.join(tmp, "log")]
+    trace = record(a, tmp, cmd)
+    j = whatif(a, trace)
+    f = the_file(j, data)
+    expect(f["streams"] == 1 and not f["skipped"], f"{f}")
+    rec = f["recorded"]
+    expect(rec["model_agrees"], f"the model disagrees with the recording: {rec}")
+    expect(rec["predicted"]["read_syscalls"] > 0, f"{rec}")
+    predicted = {r["size"]: r for r in f["sizes"]}
+    measured = sweep(a, cmd, SIZES, 1)
+    bad = []
+    for size in SIZES:
+        for k in KEYS:
+            if predicted[size][k] != measured[size][k]:
+                bad.append(f"{size} B {k}: predicted {predicted[size][k]}, "
+                           f"measured {measured[size][k]}")
+        expect(not predicted[size]["lower_bound"], f"{size}: {predicted[size]}")
+    expect(not bad, "; ".join(bad))
+    # The lower bound row asks exactly what was delivered.
+    exact = f["exact"]
+    expect(exact["kernel_read_bytes"] == exact["delivered_bytes"] > 0 and
+           exact["lseek_syscalls"] == 0, f"{exact}")
+    print(f"{workload}: {len(SIZES)} sizes, predicted == measured; e.g. 4 KiB "
+          f"{predicted[4096]['read_syscalls']} reads, {predicted[4096]['lseek_syscalls']} lseeks")
+
+
+def case_demo_2006(a, tmp):
+    data = os.path.join(tmp, "demo.dat")
+    cmd = [a.demo, data, "--seeks", "2000"]
+    run(cmd)  # creates the data file outside any measured run
+    trace = record(a, tmp, cmd)
+    j = whatif(a, trace)
+    f = the_file(j, data)
+    rows = {r["size"]: r for r in f["sizes"]}
+    ratio = rows[131072]["kernel_read_bytes"] / rows[4096]["kernel_read_bytes"]
+    print(f"predicted 128 KiB / 4 KiB kernel bytes: {ratio:.1f}")
+    expect(25 <= ratio <= 40, f"ratio {ratio}")
+    expect(f["recorded"]["model_agrees"], f"{f['recorded']}")
+    expect(rows[512]["fastest"], f"{rows[512]}")
+    # Predicted time orders sizes as measured time does, on sizes far enough
+    # apart, and with enough seeks (process start-up is ~60 ms of every
+    # run), that a loaded machine's noise cannot swap them.
+    far = [4096, 131072, 1 << 20]
+    cmd = [a.demo, data, "--seeks", "10000"]
+    rows = {r["size"]: r for r in the_file(whatif(a, record(a, tmp, cmd, "trace10k")),
+                                           data)["sizes"]}
+    measured = sweep(a, cmd, far, 3)
+    by_predicted = sorted(far, key=lambda s: rows[s]["predicted_ns"])
+    by_measured = sorted(far, key=lambda s: measured[s]["wall_ns"])
+    print("predicted ms:", [round(rows[s]["predicted_ns"] / 1e6, 1) for s in far],
+          "measured ms:", [round(measured[s]["wall_ns"] / 1e6, 1) for s in far])
+    expect(by_predicted == by_measured, f"predicted order {by_predicted}, measured {by_measured}")
+    for s in far:
+        for k in KEYS:
+            expect(rows[s][k] == measured[s][k], f"{s} {k}: {rows[s][k]} != {measured[s][k]}")
+
+
+def case_text_and_usage(a, tmp):
+    data = os.path.join(tmp, "demo.dat")
+    cmd = [a.demo, data, "--seeks", "200"]
+    run(cmd)
+    trace = record(a, tmp, cmd)
+    out, _ = run([a.seektrace, "whatif", "--sizes", "4k,128k", trace, "--cost", COST])
+    lines = out.splitlines()
+    expect(lines[0].startswith("what-if of: " + a.demo), out)
+    expect(any(l.startswith(data + ": 1 stream replayed") for l in lines), out)
+    expect(any(l.split()[:2] == ["*=", "4.00"] for l in lines), out)
+    expect("the model replays it exactly" in out, out)
+    out, _ = run([a.seektrace, "whatif", "--help"])
+    expect(out.startswith("usage: seektrace whatif") and "Exit status" in out, out)
+    for bad in (["--sizes", "4q", trace], ["--cost", "1,2,3", trace], ["--cost", "1,2,3,-1", trace],
+                ["--frob", trace], [], [os.path.join(tmp, "missing")]):
+        _, err = run([a.seektrace, "whatif", *bad], rc=2)
+        expect(len(err.strip().splitlines()) == 1, f"{bad}: {err}")
+    # A corrupt calibration file is an error, not a silent fallback.
+    cal = os.path.join(tmp, "cal")
+    with open(cal, "w") as f:
+        f.write("seektrace-calibration 1\nread_ns banana\n")
+    _, err = run([a.seektrace, "whatif", "--calibration", cal, trace], rc=2)
+    expect(cal in err and len(err.strip().splitlines()) == 1, err)
+    # --file filters; a glob matching nothing says so.
+    out, _ = run([a.seektrace, "whatif", "--cost", COST, "--file", "/nowhere/*", trace])
+    expect("no stdio reads recorded on files matching --file" in out, out)
+
+
+CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
+for _w in ("demo", "getc", "fgets", "getline", "fread10k", "mixed", "ftell", "eof", "ungetc",
+           "random"):
+    CASES["workload_" + _w] = (lambda w: lambda a, tmp: check_workload(a, tmp, w))(_w)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--seektrace", required=True)
+    p.add_argument("--lib", required=True)
+    p.add_argument("--demo", required=True)
+    p.add_argument("--workload", required=True)
+    p.add_argument("case", choices=sorted(CASES))
+    a = p.parse_args()
+    with tempfile.TemporaryDirectory(prefix="st-whatif-") as tmp:
+        try:
+            CASES[a.case](a, tmp)
+        except Failure as e:
+            print(f"FAIL {a.case}: {e}")
+            return 1
+    print(f"ok {a.case}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
