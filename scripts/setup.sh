@@ -9,11 +9,12 @@ BUILD_DIR=${BUILD_DIR:-$SEEKTRACE_ROOT/build}
 BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
 
 # Build tools and libraries, the programs the tests run under and beside
-# the preload, and clang for the fuzz harness.
+# the preload, valgrind for the tools' memcheck, and clang for the fuzz
+# harness.
 PACKAGES=(
   gcc g++ make cmake pkg-config
   libdw-dev libelf-dev libcmocka-dev
-  strace python3 binutils file perl gawk sed grep tar gzip coreutils git sqlite3
+  strace valgrind python3 binutils file perl gawk sed grep tar gzip coreutils git sqlite3
   jq xz-utils bzip2 cppcheck clang-tidy
   clang libclang-rt-14-dev
 )

@@ -295,11 +295,9 @@ static const struct {
     const char *name;
     size_t off;
 } json_counts[] = {
-#define F(n) {#n, offsetof(struct st_counts, n)}
-    F(read_syscalls), F(kernel_read_bytes), F(lseek_syscalls), F(fstat_syscalls),
-    F(write_syscalls), F(kernel_write_bytes), F(requested_bytes), F(delivered_bytes),
-    F(reread_bytes), F(seeks_in_buffer), F(seeks_discarding_buffer), F(resync_lseeks),
-#undef F
+#define COUNT_FIELD(name, id) {#name, offsetof(struct st_counts, name)},
+#include "counts_fields.def"
+#undef COUNT_FIELD
 };
 
 static int j_u64(const struct jval *v, uint64_t *out)

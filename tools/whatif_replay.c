@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "whatif_stream.h"
+
 /* A default-size buffer whose size the trace never saw (no read filled
  * it): what glibc picks on ext4 and tmpfs, min(st_blksize, BUFSIZ). */
 #define UNSEEN_BUFFER 4096
@@ -298,32 +300,10 @@ static int prepare(struct stream *s, const struct whatif *w)
 /* The model's op for a recorded one; returns 0 for ops the model ignores. */
 static int model_op(const struct st_trace_event *ev, struct st_model_op *op)
 {
-    *op = (struct st_model_op){0};
-    switch (ev->op) {
-    case ST_OP_OPEN: op->kind = ST_M_OPEN; op->arg = ev->offset; return 1;
-    case ST_OP_FREAD: op->kind = ST_M_FREAD; op->arg = (int64_t)ev->n; return 1;
-    case ST_OP_GETC_RUN: op->kind = ST_M_GETC_RUN; op->arg = (int64_t)ev->n; return 1;
-    case ST_OP_GETC_EOF: op->kind = ST_M_GETC; return 1;
-    case ST_OP_FGETS:
-        op->kind = ST_M_FGETS;
-        op->arg = ev->n > INT32_MAX ? INT32_MAX : (int64_t)ev->n;
-        op->len = ev->result;
-        op->delim_seen = ev->op_flag;
-        return 1;
-    case ST_OP_GETDELIM:
-        op->kind = ST_M_GETDELIM;
-        op->len = (int64_t)ev->n;
-        op->delim_seen = ev->op_flag;
-        return 1;
-    case ST_OP_UNGETC: op->kind = ST_M_UNGETC; op->matches_prev = ev->op_flag; return 1;
-    case ST_OP_FSEEK: op->kind = ST_M_FSEEK; op->arg = ev->offset; op->whence = (int)ev->whence; return 1;
-    case ST_OP_FTELL: op->kind = ST_M_FTELL; return 1;
-    case ST_OP_REWIND: op->kind = ST_M_REWIND; return 1;
-    case ST_OP_FFLUSH: op->kind = ST_M_FFLUSH; return 1;
-    case ST_OP_CLEARERR: op->kind = ST_M_CLEARERR; return 1;
-    case ST_OP_EXIT: op->kind = ST_M_EXIT; return 1;
-    }
-    return 0;
+    uint64_t n;
+    int64_t x;
+    st_trace_op_fields(ev, &n, &x);
+    return st_model_op_from_trace(ev->op, ev->op_flag, n, x, op);
 }
 
 static int reads_data(enum st_model_op_kind k)

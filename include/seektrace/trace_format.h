@@ -343,7 +343,10 @@ enum st_trace_field {
     ST_FIELD_SEEKS_IN_BUFFER = 10,
     ST_FIELD_SEEKS_DISCARDING_BUFFER = 11,
     ST_FIELD_RESYNC_LSEEKS = 12,
-    ST_TRACE_FIELD_SCALARS = 12,
+    /* Since version 2: the report's 4 KiB what-if (docs/report-json.md). */
+    ST_FIELD_WHATIF_4K_KERNEL_READ_BYTES = 13,
+    ST_FIELD_WHATIF_4K_RECORDED_BYTES = 14,
+    ST_TRACE_FIELD_SCALARS = 14,
     ST_FIELD_BY_CALL = 64
 };
 

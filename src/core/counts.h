@@ -28,19 +28,15 @@ struct st_call_cost {
     uint64_t fstat_syscalls;
 };
 
+/* The scalar counters are listed in counts_fields.def. Two need a word:
+ *   resync_lseeks                lseeks made by the seeks that kept the buffer
+ *   whatif_4k_kernel_read_bytes  what the streams the library modelled at a
+ *                                4 KiB buffer (whatif_live.h) would have read
+ *   whatif_4k_recorded_bytes     what those same streams did read */
 struct st_counts {
-    uint64_t read_syscalls;
-    uint64_t kernel_read_bytes;
-    uint64_t lseek_syscalls;
-    uint64_t fstat_syscalls;
-    uint64_t write_syscalls;
-    uint64_t kernel_write_bytes;
-    uint64_t requested_bytes;
-    uint64_t delivered_bytes;
-    uint64_t reread_bytes;
-    uint64_t seeks_in_buffer;
-    uint64_t seeks_discarding_buffer;
-    uint64_t resync_lseeks; /* lseeks made by the seeks that kept the buffer */
+#define COUNT_FIELD(name, id) uint64_t name;
+#include "counts_fields.def"
+#undef COUNT_FIELD
     struct st_call_cost by_call[ST_CALL_COUNT];
 };
 

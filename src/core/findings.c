@@ -112,10 +112,16 @@ static void rule_fseek_discards(const struct st_report_file *f,
              st_fmt_bytes(b3, sizeof b3, c->delivered_bytes),
              st_fmt_ratio(r, sizeof r, st_counts_amplification(c)));
     if (buf > 4096) {
+        /* The model's prediction when every read stream of the file was
+         * followed at 4 KiB (whatif_stream.h), else one buffer per read. */
+        int predicted = c->whatif_4k_kernel_read_bytes &&
+                        c->whatif_4k_recorded_bytes == c->kernel_read_bytes;
         snprintf(x->change, sizeof x->change,
-                 "use a 4 KiB buffer (about %s for the same reads, estimated) or pread() "
+                 "use a 4 KiB buffer (about %s for the same reads, %s) or pread() "
                  "exactly the bytes needed (%s).",
-                 st_fmt_bytes(b4, sizeof b4, fills * 4096),
+                 st_fmt_bytes(b4, sizeof b4,
+                              predicted ? c->whatif_4k_kernel_read_bytes : fills * 4096),
+                 predicted ? "predicted" : "estimated",
                  st_fmt_bytes(b1, sizeof b1, c->requested_bytes));
     } else {
         snprintf(x->change, sizeof x->change,

@@ -3,24 +3,42 @@
  * Used to count re-read bytes exactly: adding a range returns how many of its
  * bytes were already in the set. Disjoint ranges are kept sorted and merged, so
  * sequential and repeated reads stay a handful of entries; random reads over a
- * large file grow the array, which is why the memory comes from a caller-given
- * allocator (the preload library's arena never calls malloc). */
+ * large file grow the set, which is why the memory comes from a caller-given
+ * allocator (the preload library's arena never calls malloc).
+ *
+ * The ranges live in chunks of up to ST_RANGES_CHUNK, in order: an insert or
+ * a merge moves the entries of one chunk (and, when a chunk splits or
+ * empties, the array of chunk pointers), never the whole set. A flat sorted
+ * array moved half the set on every random read: ~3,200 instructions a read
+ * at a few thousand ranges (Python's random seek + read, bench/). */
 #ifndef SEEKTRACE_RANGES_H
 #define SEEKTRACE_RANGES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
+#define ST_RANGES_CHUNK 64
+
 struct st_range {
     uint64_t start, end; /* [start, end) */
 };
 
+struct st_range_chunk {
+    size_t n; /* 1..ST_RANGES_CHUNK while in the set */
+    struct st_range v[ST_RANGES_CHUNK];
+    struct st_range_chunk *next_free;
+};
+
 struct st_ranges {
-    struct st_range *v;
-    size_t n, cap;
+    struct st_range_chunk **chunks; /* in order, none empty */
+    size_t nchunks, cap;            /* chunk pointers used / allocated */
+    size_t n;                       /* ranges in all chunks */
+    int full;                       /* a range could not be added */
+    struct st_range_chunk *free;    /* emptied chunks, kept for reuse */
     /* Returns zeroed-or-not memory of at least size bytes, or NULL. */
     void *(*alloc)(size_t size);
-    /* May be NULL: the old array is then simply abandoned. */
+    /* May be NULL: memory is then never given back (an outgrown array of
+     * chunk pointers is abandoned). */
     void (*release)(void *p, size_t size);
 };
 
@@ -34,7 +52,16 @@ uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len);
 
 int st_ranges_full(const struct st_ranges *r);
 
-/* Forgets every range (the memory is kept). */
+/* Forgets every range (the memory is kept for reuse). */
 void st_ranges_clear(struct st_ranges *r);
+
+/* Gives all memory back through the release function (callers whose
+ * allocator can free: the tools and tests); the set is then empty. */
+void st_ranges_free(struct st_ranges *r);
+
+/* How many disjoint ranges the set holds, and the i-th of them in order
+ * (O(number of chunks): for tests and reports, not hot paths). */
+size_t st_ranges_count(const struct st_ranges *r);
+struct st_range st_ranges_at(const struct st_ranges *r, size_t i);
 
 #endif

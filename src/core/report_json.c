@@ -8,11 +8,9 @@
 static void counts(struct st_json *j, const struct st_counts *c)
 {
     static const struct { const char *key; size_t off; } fields[] = {
-#define F(name) {#name, offsetof(struct st_counts, name)}
-        F(read_syscalls), F(kernel_read_bytes), F(lseek_syscalls), F(fstat_syscalls),
-        F(write_syscalls), F(kernel_write_bytes), F(requested_bytes), F(delivered_bytes),
-        F(reread_bytes), F(seeks_in_buffer), F(seeks_discarding_buffer), F(resync_lseeks),
-#undef F
+#define COUNT_FIELD(name, id) {#name, offsetof(struct st_counts, name)},
+#include "counts_fields.def"
+#undef COUNT_FIELD
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++) {
         st_json_key(j, fields[i].key);

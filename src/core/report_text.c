@@ -87,6 +87,20 @@ static void stream_line(const struct st_report_stream *s, struct st_outbuf *o)
     st_out_str(o, "\n");
 }
 
+/* The 4 KiB what-if (whatif_stream.h), said only when it would save much:
+ * four times fewer bytes, and a mebibyte at least. */
+static void whatif_line(const struct st_counts *c, struct st_outbuf *o)
+{
+    uint64_t was = c->whatif_4k_recorded_bytes, would = c->whatif_4k_kernel_read_bytes;
+    if (would == 0 || was / 4 < would || was - would < (1u << 20))
+        return;
+    char r[32], b1[32], b2[32];
+    st_out_printf(o, "      a 4 KiB buffer would read %s fewer bytes from this file "
+                     "(predicted: %s instead of %s)\n",
+                  st_fmt_ratio(r, sizeof r, (double)was / (double)would),
+                  st_fmt_bytes(b1, sizeof b1, would), st_fmt_bytes(b2, sizeof b2, was));
+}
+
 static void file_table(const struct st_report *r, struct st_outbuf *o)
 {
     st_out_printf(o, "\n  %10s %11s %11s %10s %10s %11s  %s\n", "amplif.", "kernel read",
@@ -107,6 +121,7 @@ static void file_table(const struct st_report *r, struct st_outbuf *o)
         st_out_str(o, "\n");
         for (size_t k = 0; k < f->nstreams; k++)
             stream_line(&f->streams[k], o);
+        whatif_line(c, o);
         if (f->nstreams == 0 || c->by_call[ST_CALL_READ].calls || c->by_call[ST_CALL_PREAD].calls ||
             c->by_call[ST_CALL_LSEEK].calls) {
             st_out_str(o, "      calls: ");

@@ -29,22 +29,11 @@ uint32_t st_crc32(uint32_t crc, const void *data, size_t len)
     return ~crc;
 }
 
-#define F(id, name) {id, offsetof(struct st_counts, name)}
 const struct st_counts_field st_counts_fields[] = {
-    F(ST_FIELD_READ_SYSCALLS, read_syscalls),
-    F(ST_FIELD_KERNEL_READ_BYTES, kernel_read_bytes),
-    F(ST_FIELD_LSEEK_SYSCALLS, lseek_syscalls),
-    F(ST_FIELD_FSTAT_SYSCALLS, fstat_syscalls),
-    F(ST_FIELD_WRITE_SYSCALLS, write_syscalls),
-    F(ST_FIELD_KERNEL_WRITE_BYTES, kernel_write_bytes),
-    F(ST_FIELD_REQUESTED_BYTES, requested_bytes),
-    F(ST_FIELD_DELIVERED_BYTES, delivered_bytes),
-    F(ST_FIELD_REREAD_BYTES, reread_bytes),
-    F(ST_FIELD_SEEKS_IN_BUFFER, seeks_in_buffer),
-    F(ST_FIELD_SEEKS_DISCARDING_BUFFER, seeks_discarding_buffer),
-    F(ST_FIELD_RESYNC_LSEEKS, resync_lseeks),
+#define COUNT_FIELD(name, id) {id, offsetof(struct st_counts, name)},
+#include "counts_fields.def"
+#undef COUNT_FIELD
 };
-#undef F
 const size_t st_counts_nfields = sizeof st_counts_fields / sizeof st_counts_fields[0];
 
 /* Every scalar counter must have a field number: a counter added to

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "whatif_stream.h"
+
 enum okind { O_NONE, O_FILE, O_STREAM, O_CELL };
 
 struct obj {
@@ -19,6 +21,7 @@ struct obj {
     uint64_t ordinal, buffer_size, requested_buffer_size, buf_time;
     uint32_t owner, site;      /* cell */
     struct st_counts *counts;  /* cell */
+    struct st_whatif_stream *whatif; /* stream: its 4 KiB what-if, from OP events */
 };
 
 struct sitedef {
@@ -117,6 +120,7 @@ void st_trace_model_free(struct st_trace_model *m)
         free(m->objs[i].path);
         free(m->objs[i].caveat);
         free(m->objs[i].counts);
+        free(m->objs[i].whatif);
     }
     free(m->objs);
     free(m->obj_index.keys);
@@ -341,6 +345,18 @@ int st_trace_model_apply(struct st_trace_model *m, const struct st_trace_event *
             }
         }
         return 0;
+    case ST_EV_OP: {
+        /* The same what-if the library followed (whatif_stream.h). */
+        if (!(o = obj_of(m, ev->id)))
+            return -1;
+        if (!o->whatif && !(o->whatif = calloc(1, sizeof *o->whatif)))
+            return -1;
+        uint64_t n;
+        int64_t x;
+        st_trace_op_fields(ev, &n, &x);
+        st_whatif_stream_op(o->whatif, o->buffer_size, ev->op, ev->op_flag, n, x);
+        return 0;
+    }
     default:
         return 0;
     }
@@ -520,6 +536,9 @@ int st_trace_model_report(struct st_trace_model *m, const struct st_trace_info *
             st_counts_add(&files[cell_file[i]].direct, o->counts);
         }
     }
+    for (size_t i = 0; i < m->nobjs; i++)
+        if (stream_of[i])
+            st_whatif_stream_counts(m->objs[i].whatif, &streams[stream_of[i] - 1].total);
     /* Which streams and files a report shows (exit_report.c). */
     for (size_t i = 0; i < ns; i++) {
         streams[i].included = st_counts_any(&streams[i].total);

@@ -94,6 +94,12 @@ const char *st_trace_op_name(unsigned op)
     return op < sizeof names / sizeof names[0] && names[op] ? names[op] : "?";
 }
 
+void st_trace_op_fields(const struct st_trace_event *ev, uint64_t *n, int64_t *x)
+{
+    *n = ev->op == ST_OP_FSEEK ? ev->whence : ev->n;
+    *x = ev->op == ST_OP_FGETS ? ev->result : ev->offset;
+}
+
 /* Reads exactly n bytes at off; -1 with errno, or -2 when the file ends. */
 static int read_at(int fd, void *buf, size_t n, uint64_t off)
 {

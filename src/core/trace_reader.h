@@ -118,5 +118,9 @@ void st_trace_mem_free(void *block);
 const char *st_trace_kind_name(unsigned kind);
 /* Stream operation names (ST_OP_*: "fread", "getc_run", ...). */
 const char *st_trace_op_name(unsigned op);
+/* An OP event's fields as the writer passed them (whatif_stream.h): n the
+ * unsigned one (FSEEK: whence), x the signed one (OPEN/FSEEK: offset, FGETS:
+ * bytes stored). */
+void st_trace_op_fields(const struct st_trace_event *ev, uint64_t *n, int64_t *x);
 
 #endif

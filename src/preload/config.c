@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arena.h"
+#include "output.h"
 #include "units.h"
 #include "trace_writer.h"
 #include "warn.h"
@@ -42,7 +42,5 @@ void st_config_load(void)
         else
             st_config.bufsize = size;
     }
-    v = getenv("SEEKTRACE_OUTPUT");
-    /* Copied: the program may change its environment before we report. */
-    st_config.output = v && *v ? st_strdup(v) : NULL;
+    st_output_config_load(); /* SEEKTRACE_OUTPUT (output.c) */
 }

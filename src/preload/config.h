@@ -9,6 +9,7 @@ enum st_format { ST_FORMAT_TEXT, ST_FORMAT_JSON };
 
 struct st_config {
     const char *output;     /* SEEKTRACE_OUTPUT, NULL for stderr; may hold %p */
+    int output_fd;          /* the descriptor it names (/dev/stdout, /dev/fd/N), or -1 */
     enum st_format format;  /* SEEKTRACE_FORMAT */
     int stack;              /* SEEKTRACE_STACK: frames per call site, 0 = off */
     unsigned long long bufsize; /* SEEKTRACE_BUFSIZE: forced stream buffer, 0 = off */

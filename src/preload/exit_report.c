@@ -3,12 +3,9 @@
 #include "exit_report.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <stdarg.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,6 +17,8 @@
 #include "ledger.h"
 #include "ops.h"
 #include "lifecycle.h"
+#include "record.h"
+#include "output.h"
 #include "sites.h"
 #include "symbolize.h"
 #include "report_model.h"
@@ -168,6 +167,7 @@ static void fill_file(struct st_report_file *rf, const struct st_file *f)
 {
     rf->path = f->path;
     st_cells_total(f->direct_cells, &rf->counts);
+    st_record_handler_totals(f, &rf->counts);
     size_t n = count_streams(f);
     rf->streams = n ? st_alloc(n * sizeof *rf->streams) : NULL;
     for (const struct st_stream *s = f->streams; s && rf->streams; s = s->next_in_file) {
@@ -184,7 +184,8 @@ static void fill_file(struct st_report_file *rf, const struct st_file *f)
         rs->origin = s->origin;
         rs->caveat = s->caveat;
         rs->counts = total;
-        st_counts_add(&rf->counts, &total);
+        st_whatif_stream_counts(&s->whatif, &rs->counts);
+        st_counts_add(&rf->counts, &rs->counts);
     }
 }
 
@@ -215,68 +216,6 @@ static int build(struct st_report *r)
     st_report_finish(r);
     st_symbolize_done();
     return 0;
-}
-
-/* SEEKTRACE_OUTPUT with %p replaced by the pid and %% by %. A second name
- * for the same pid (n > 0) is "<pid>.<n>" in place of %p, or ".<n>" at the
- * end of a pattern without %p. */
-static void expand_path(const char *pattern, char *out, size_t size, long pid, int n)
-{
-    size_t o = 0;
-    int has_pid = 0;
-    for (const char *p = pattern; *p && o + 1 < size; p++) {
-        if (p[0] == '%' && p[1] == 'p') {
-            o += (size_t)snprintf(out + o, size - o, n ? "%ld.%d" : "%ld", pid, n);
-            has_pid = 1;
-            p++;
-        } else if (p[0] == '%' && p[1] == '%') {
-            out[o++] = '%';
-            p++;
-        } else {
-            out[o++] = *p;
-        }
-    }
-    if (n && !has_pid && o + 1 < size)
-        o += (size_t)snprintf(out + o, size - o, ".%d", n);
-    out[o < size ? o : size - 1] = '\0';
-}
-
-/* Created afresh, never through a symlink someone planted, readable by the
- * owner only. When the program used every descriptor its soft limit allows,
- * the limit is raised by one for this open (if the hard limit allows) and
- * put back: the program never sees it. */
-static int create_excl(const char *path)
-{
-    int flags = O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC;
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, path, flags, 0600);
-    struct rlimit old, more;
-    if (fd < 0 && errno == EMFILE && syscall(SYS_getrlimit, RLIMIT_NOFILE, &old) == 0 &&
-        old.rlim_cur < old.rlim_max) {
-        more = old;
-        more.rlim_cur++;
-        if (syscall(SYS_setrlimit, RLIMIT_NOFILE, &more) == 0) {
-            fd = (int)syscall(SYS_openat, AT_FDCWD, path, flags, 0600);
-            int e = errno;
-            syscall(SYS_setrlimit, RLIMIT_NOFILE, &old);
-            errno = e;
-        }
-    }
-    return fd;
-}
-
-/* Nothing already at the name is replaced or followed: an earlier image of
- * this process (before it exec'd) or a stale report of a reused pid keeps
- * its file, and so does anything planted there; the report takes the next
- * free name instead (expand_path). */
-static int open_output(char *path, size_t size, long pid)
-{
-    int fd = -1;
-    errno = EEXIST;
-    for (int n = 0; fd < 0 && errno == EEXIST && n < 1000; n++) {
-        expand_path(st_config.output, path, size, pid, n);
-        fd = create_excl(path);
-    }
-    return fd;
 }
 
 static int emit(const struct st_report *r, int fd)
@@ -321,6 +260,7 @@ void st_report_at_exit(void)
     struct st_sigblock blocked;
     st_lifecycle_block_signals(&blocked);
     st_self.busy++;
+    st_self.own_io++; /* symbolizing reads ELF files */
     sync_open_streams();
 
     struct st_report r;
@@ -331,9 +271,9 @@ void st_report_at_exit(void)
         int fd = -1;
         char path[4096];
         if (st_config.output) {
-            fd = open_output(path, sizeof path, r.pid);
+            fd = st_output_open(path, sizeof path, r.pid);
             if (fd < 0)
-                exit_warn(err_fd, "seektrace: warning: cannot create %s (%s); report follows on stderr",
+                exit_warn(err_fd, "seektrace: warning: cannot open %s (%s); report follows on stderr",
                           path, strerrorname_np(errno));
         }
         if (fd >= 0) {
@@ -343,13 +283,14 @@ void st_report_at_exit(void)
                 if (err_fd >= 0)
                     emit(&r, err_fd);
             }
-            syscall(SYS_close, fd);
+            st_output_close(fd);
         } else if (err_fd >= 0) {
             emit(&r, err_fd);
         }
     } else {
         exit_warn(err_fd, "seektrace: warning: out of memory building the report");
     }
+    st_self.own_io--;
     st_self.busy--;
     st_lifecycle_unblock_signals(&blocked);
     __atomic_store_n(&report_done, 1, __ATOMIC_RELEASE);

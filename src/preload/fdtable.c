@@ -6,23 +6,22 @@
 #include "arena.h"
 #include "files.h"
 
-/* Reserved, not committed: only the pages of fds in use cost memory. */
-#define MAX_FDS (1 << 20)
-
-static struct st_fd **table;
+struct st_fd **st_fd_table;
+unsigned st_fd_generation;
 
 static struct st_fd **slots(void)
 {
-    struct st_fd **t = __atomic_load_n(&table, __ATOMIC_ACQUIRE);
+    struct st_fd **t = __atomic_load_n(&st_fd_table, __ATOMIC_ACQUIRE);
     if (t)
         return t;
-    void *p = mmap(NULL, MAX_FDS * sizeof(struct st_fd *), PROT_READ | PROT_WRITE,
+    void *p = mmap(NULL, ST_MAX_FDS * sizeof(struct st_fd *), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED)
         return NULL;
     struct st_fd **expected = NULL;
-    if (!__atomic_compare_exchange_n(&table, &expected, p, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        munmap(p, MAX_FDS * sizeof(struct st_fd *));
+    if (!__atomic_compare_exchange_n(&st_fd_table, &expected, p, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        munmap(p, ST_MAX_FDS * sizeof(struct st_fd *));
         return expected;
     }
     return p;
@@ -32,7 +31,7 @@ static struct st_fd **slots(void)
 static void publish(int fd, struct st_file *file, struct st_desc *desc)
 {
     struct st_fd **t = slots();
-    if (!t || fd < 0 || fd >= MAX_FDS)
+    if (!t || fd < 0 || fd >= ST_MAX_FDS)
         return;
     struct st_fd *e = NULL;
     if (file && (e = st_alloc(sizeof *e)) != NULL) {
@@ -40,6 +39,7 @@ static void publish(int fd, struct st_file *file, struct st_desc *desc)
         e->desc = desc;
     }
     __atomic_store_n(&t[fd], e, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&st_fd_generation, 1, __ATOMIC_RELEASE);
 }
 
 static struct st_desc *new_desc(int64_t offset)
@@ -60,8 +60,7 @@ void st_fd_opened(int fd, int offset_known)
 void st_fd_refresh(int fd)
 {
     struct st_file *f = st_file_of_fd(fd);
-    struct st_fd **t = slots();
-    struct st_fd *e = t && fd >= 0 && fd < MAX_FDS ? __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE) : NULL;
+    const struct st_fd *e = st_fd_peek(fd);
     if (e && e->file == f)
         return;
     struct st_desc *d = new_desc(-1);
@@ -83,10 +82,10 @@ void st_fd_closed(int fd)
     publish(fd, NULL, NULL);
 }
 
-const struct st_fd *st_fd_get(int fd)
+const struct st_fd *st_fd_get_slow(int fd)
 {
     struct st_fd **t = slots();
-    if (!t || fd < 0 || fd >= MAX_FDS)
+    if (!t || fd < 0 || fd >= ST_MAX_FDS)
         return NULL;
     struct st_fd *e = __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE);
     if (e)
@@ -98,22 +97,8 @@ const struct st_fd *st_fd_get(int fd)
     return __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE);
 }
 
-int64_t st_desc_offset(const struct st_fd *e)
+const struct st_fd *st_fd_peek(int fd)
 {
-    return e && e->desc ? __atomic_load_n(&e->desc->offset, __ATOMIC_RELAXED) : -1;
-}
-
-void st_desc_advance(const struct st_fd *e, int64_t n)
-{
-    if (!e || !e->desc || n <= 0)
-        return;
-    int64_t off = __atomic_load_n(&e->desc->offset, __ATOMIC_RELAXED);
-    if (off >= 0)
-        __atomic_store_n(&e->desc->offset, off + n, __ATOMIC_RELAXED);
-}
-
-void st_desc_set(const struct st_fd *e, int64_t offset)
-{
-    if (e && e->desc)
-        __atomic_store_n(&e->desc->offset, offset, __ATOMIC_RELAXED);
+    struct st_fd **t = __atomic_load_n(&st_fd_table, __ATOMIC_ACQUIRE);
+    return t && fd >= 0 && fd < ST_MAX_FDS ? __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE) : NULL;
 }

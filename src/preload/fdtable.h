@@ -7,6 +7,7 @@
 #ifndef SEEKTRACE_FDTABLE_H
 #define SEEKTRACE_FDTABLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct st_file;
@@ -20,6 +21,16 @@ struct st_fd {
     struct st_desc *desc;
 };
 
+/* Reserved, not committed: only the pages of fds in use cost memory. */
+#define ST_MAX_FDS (1 << 20)
+
+/* The table itself, indexed by fd (NULL until first used). */
+extern struct st_fd **st_fd_table;
+
+/* Bumped after every change to an entry: what a thread learnt from the
+ * table holds while this has not moved. */
+extern unsigned st_fd_generation;
+
 /* fd was just opened on a new description at offset 0 (or unknown). */
 void st_fd_opened(int fd, int offset_known);
 /* fd was opened where we could not see: look its name up again, keeping
@@ -29,12 +40,43 @@ void st_fd_refresh(int fd);
 void st_fd_dup(int oldfd, int newfd);
 void st_fd_closed(int fd);
 /* The entry for fd, resolved through /proc/self/fd the first time an fd we
- * did not see opened is used. NULL for fds we cannot track. */
-const struct st_fd *st_fd_get(int fd);
+ * did not see opened is used. NULL for fds we cannot track. Inline when
+ * the entry exists: every stdio syscall hook asks. */
+const struct st_fd *st_fd_get_slow(int fd);
+static inline const struct st_fd *st_fd_get(int fd)
+{
+    struct st_fd **t = __atomic_load_n(&st_fd_table, __ATOMIC_ACQUIRE);
+    struct st_fd *e;
+    if (__builtin_expect(t && (unsigned)fd < ST_MAX_FDS, 1) &&
+        (e = __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE)) != NULL)
+        return e;
+    return st_fd_get_slow(fd);
+}
 
-/* Offset bookkeeping; all are no-ops when the offset is unknown. */
-int64_t st_desc_offset(const struct st_fd *e);
-void st_desc_advance(const struct st_fd *e, int64_t n);
-void st_desc_set(const struct st_fd *e, int64_t offset);
+/* The entry for fd if one exists, else NULL: never resolves, allocates or
+ * locks, so a signal handler may ask (record.h). */
+const struct st_fd *st_fd_peek(int fd);
+
+/* Offset bookkeeping; all are no-ops when the offset is unknown. Inline:
+ * a few per syscall. */
+static inline int64_t st_desc_offset(const struct st_fd *e)
+{
+    return e && e->desc ? __atomic_load_n(&e->desc->offset, __ATOMIC_RELAXED) : -1;
+}
+
+static inline void st_desc_advance(const struct st_fd *e, int64_t n)
+{
+    if (!e || !e->desc || n <= 0)
+        return;
+    int64_t off = __atomic_load_n(&e->desc->offset, __ATOMIC_RELAXED);
+    if (off >= 0)
+        __atomic_store_n(&e->desc->offset, off + n, __ATOMIC_RELAXED);
+}
+
+static inline void st_desc_set(const struct st_fd *e, int64_t offset)
+{
+    if (e && e->desc)
+        __atomic_store_n(&e->desc->offset, offset, __ATOMIC_RELAXED);
+}
 
 #endif

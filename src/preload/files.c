@@ -76,7 +76,7 @@ struct st_file *st_file_of_fd(int fd)
 
 struct st_counts *st_file_direct(struct st_file *f)
 {
-    return st_cell_counts(f, &f->direct_cells, st_current_site());
+    return st_counts_here(f, &f->direct_cells);
 }
 
 uint64_t st_file_note_range(struct st_file *f, uint64_t offset, uint64_t len)
@@ -102,6 +102,7 @@ void st_files_reset(void)
         for (struct st_stream *s = f->streams; s; s = s->next_in_file)
             for (struct st_cell *c = s->cells; c; c = c->next_of_owner)
                 memset(&c->counts, 0, sizeof c->counts);
+        memset(&f->in_handler, 0, sizeof f->in_handler);
         st_ranges_clear(&f->ranges);
         f->ranges_lock.locked = 0;
     }

@@ -15,6 +15,14 @@
 
 struct st_stream;
 
+/* Reads and lseeks a signal handler made while its thread was inside
+ * seektrace's bookkeeping (record.h): counted on the file alone. */
+struct st_handler_counts {
+    uint64_t read_syscalls;
+    uint64_t kernel_read_bytes;
+    uint64_t lseek_syscalls;
+};
+
 struct st_file {
     const char *path;
     int seekable;             /* offsets mean something: ranges are tracked */
@@ -22,6 +30,7 @@ struct st_file {
     st_spin ranges_lock;
     struct st_ranges ranges;
     struct st_stream *streams; /* every stream ever opened on it */
+    struct st_handler_counts in_handler;
     struct st_file *next_all;
     struct st_file *next_hash;
 };

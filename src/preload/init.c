@@ -54,6 +54,7 @@ static void after_fork_child(void)
 static void initialise(void)
 {
     st_self.busy++;
+    st_self.own_io++; /* dlsym, the hook's checks: whatever they read is ours */
     st_real_resolve();
     st_config_load();
     st_trace_init(); /* SEEKTRACE_TRACE */
@@ -74,10 +75,13 @@ static void initialise(void)
     }
     pthread_atfork(before_fork, after_fork_parent, after_fork_child);
     st_lifecycle_init(); /* fork/exec/signal handling, after the settings */
+    st_self.own_io--;
     st_self.busy--;
 }
 
-void st_ensure_init(void)
+int st_init_done;
+
+void st_ensure_init_slow(void)
 {
     if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) == READY)
         return;
@@ -86,6 +90,7 @@ void st_ensure_init(void)
                                     __ATOMIC_ACQUIRE)) {
         initialise();
         __atomic_store_n(&state, READY, __ATOMIC_RELEASE);
+        __atomic_store_n(&st_init_done, 1, __ATOMIC_RELEASE);
         return;
     }
     /* Another thread is initialising; this thread's call goes through on

@@ -81,7 +81,9 @@ void st_ledger_mark(struct st_stream *s, FILE *fp, size_t handed_out)
     char *p = fp->_IO_read_ptr;
     s->mark = p && (size_t)(p - fp->_IO_read_base) >= handed_out ? p - handed_out : p;
     note_window(s, fp);
-    s->mark_site = st_current_site();
+    /* A stream that cannot be read (stdout) consumes nothing to charge:
+     * resolving the site there would unwind on every printf flush. */
+    s->mark_site = (fp->_flags & 0x0004 /* _IO_NO_READS */) ? NULL : st_current_site();
 }
 
 void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered)

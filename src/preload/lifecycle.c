@@ -1,7 +1,8 @@
-/* lifecycle.c — ownership of the accounts, and the stderr a report may use.
- * See lifecycle.h. Everything here runs on cold paths (start-up, fork, exit,
- * closing fd 2) and uses raw syscalls: the program may wrap the libc names,
- * and ours must not be counted or recurse into our own wrappers. */
+/* lifecycle.c — ownership of the accounts, and the descriptors a report may
+ * use. See lifecycle.h. Everything here runs on cold paths (start-up, fork,
+ * exit, closing a report's descriptor) and uses raw syscalls: the program
+ * may wrap the libc names, and ours must not be counted or recurse into our
+ * own wrappers. */
 #define _GNU_SOURCE 1
 #include "lifecycle.h"
 
@@ -20,23 +21,50 @@
 /* The pid whose accounts this memory holds. */
 static int owner_pid;
 
-/* The stderr the process started with, by identity. */
-static int stderr_known;
-static dev_t stderr_dev;
-static ino_t stderr_ino;
-/* A close-on-exec duplicate of it, made when the program closed fd 2. */
-static int stderr_saved = -1;
+/* A descriptor a report may go to, known by its identity at start-up, and
+ * a close-on-exec duplicate made when the program closes or replaces it:
+ * stderr, and the descriptor SEEKTRACE_OUTPUT names (output.h). */
+struct start_fd {
+    int fd; /* its number; -1: none */
+    int known;
+    dev_t dev;
+    ino_t ino;
+    int saved; /* the duplicate, or -1 */
+};
+static struct start_fd err_fd = {2, 0, 0, 0, -1};
+static struct start_fd out_fd = {-1, 0, 0, 0, -1};
 
 static int raw_getpid(void)
 {
     return (int)syscall(SYS_getpid);
 }
 
-static int is_startup_stderr(int fd)
+static void remember(struct start_fd *d)
 {
     struct stat st;
-    return stderr_known && syscall(SYS_fstat, fd, &st) == 0 && st.st_dev == stderr_dev &&
-           st.st_ino == stderr_ino;
+    if (d->fd >= 0 && syscall(SYS_fstat, d->fd, &st) == 0) {
+        d->dev = st.st_dev;
+        d->ino = st.st_ino;
+        d->known = 1;
+    }
+}
+
+static int is_original(const struct start_fd *d, int fd)
+{
+    struct stat st;
+    return d->known && syscall(SYS_fstat, fd, &st) == 0 && st.st_dev == d->dev &&
+           st.st_ino == d->ino;
+}
+
+/* The duplicate if one was made, else the descriptor itself if it is still
+ * the file it was; -1 when writing to it could land in a file the program
+ * opened there itself. */
+static int usable(const struct start_fd *d)
+{
+    int saved = __atomic_load_n(&d->saved, __ATOMIC_ACQUIRE);
+    if (saved >= 0 && is_original(d, saved))
+        return saved;
+    return is_original(d, d->fd) ? d->fd : -1;
 }
 
 static void after_fork_child(void)
@@ -47,12 +75,9 @@ static void after_fork_child(void)
 void st_lifecycle_init(void)
 {
     __atomic_store_n(&owner_pid, raw_getpid(), __ATOMIC_RELEASE);
-    struct stat st;
-    if (syscall(SYS_fstat, 2, &st) == 0) {
-        stderr_dev = st.st_dev;
-        stderr_ino = st.st_ino;
-        stderr_known = 1;
-    }
+    remember(&err_fd);
+    out_fd.fd = st_config.output_fd;
+    remember(&out_fd);
     pthread_atfork(NULL, NULL, after_fork_child);
     st_signals_init();
 }
@@ -69,10 +94,12 @@ void st_lifecycle_child(void)
 
 int st_lifecycle_report_fd(void)
 {
-    int saved = __atomic_load_n(&stderr_saved, __ATOMIC_ACQUIRE);
-    if (saved >= 0 && is_startup_stderr(saved))
-        return saved;
-    return is_startup_stderr(2) ? 2 : -1;
+    return usable(&err_fd);
+}
+
+int st_lifecycle_output_fd(void)
+{
+    return usable(&out_fd);
 }
 
 /* High enough that the program's own opens (always the lowest free number)
@@ -88,17 +115,36 @@ static int high_fd_base(void)
     return (int)(lim - lim / 8);
 }
 
-void st_lifecycle_fd_closing(int fd)
+static void keep(struct start_fd *d)
 {
-    if (fd != 2 || st_config.output || __atomic_load_n(&stderr_saved, __ATOMIC_ACQUIRE) >= 0)
+    if (__atomic_load_n(&d->saved, __ATOMIC_ACQUIRE) >= 0)
         return;
     int e = errno;
-    int d = is_startup_stderr(2) ? (int)syscall(SYS_fcntl, 2, F_DUPFD_CLOEXEC, high_fd_base()) : -1;
+    int dup = is_original(d, d->fd) ? (int)syscall(SYS_fcntl, d->fd, F_DUPFD_CLOEXEC,
+                                                   high_fd_base()) : -1;
     int expected = -1;
-    if (d >= 0 && !__atomic_compare_exchange_n(&stderr_saved, &expected, d, 0, __ATOMIC_ACQ_REL,
-                                               __ATOMIC_ACQUIRE))
-        syscall(SYS_close, d); /* another thread saved it first */
+    if (dup >= 0 && !__atomic_compare_exchange_n(&d->saved, &expected, dup, 0, __ATOMIC_ACQ_REL,
+                                                 __ATOMIC_ACQUIRE))
+        syscall(SYS_close, dup); /* another thread saved it first */
     errno = e;
+}
+
+/* stderr is kept only while the report goes there: with a report file it
+ * only carries warnings, not worth a descriptor the program could see. */
+void st_lifecycle_fd_closing(int fd)
+{
+    if (fd == 2 && !st_config.output)
+        keep(&err_fd);
+    else if (fd == out_fd.fd && fd >= 0)
+        keep(&out_fd);
+}
+
+void st_lifecycle_range_closing(unsigned lo, unsigned hi)
+{
+    if (lo <= 2 && hi >= 2)
+        st_lifecycle_fd_closing(2);
+    if (out_fd.fd >= 0 && lo <= (unsigned)out_fd.fd && hi >= (unsigned)out_fd.fd)
+        st_lifecycle_fd_closing(out_fd.fd);
 }
 
 #define SIGBIT(s) (1UL << ((s) - 1))

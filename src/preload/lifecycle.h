@@ -5,7 +5,7 @@
  * process ends (return, exit, _exit, exec, a fatal signal) and must never
  * change how it ends. docs/reliability.md states what is guaranteed and
  * where it stops; the pieces live in
- *   lifecycle.c          ownership (fork, vfork, _Fork), the stderr a report may use
+ *   lifecycle.c          ownership (fork, vfork, _Fork), the descriptors a report may use
  *   lifecycle_exec.c     the exec family: the old image's report before execve
  *   lifecycle_signals.c  fatal signals: report, then the program's own disposition
  *   lifecycle_fds.c      close_range/closefrom: descriptors closed wholesale */
@@ -33,11 +33,19 @@ void st_lifecycle_child(void);
  * in a file the program opened there itself. */
 int st_lifecycle_report_fd(void);
 
+/* The same for the descriptor SEEKTRACE_OUTPUT names (/dev/stdout,
+ * /dev/fd/N: output.h): the file it was at start-up, or -1. */
+int st_lifecycle_output_fd(void);
+
 /* fd is about to be closed or replaced by the program (close, dup2 onto it,
- * fclose, close_range). For fd 2 while the report goes to stderr, keeps a
- * close-on-exec duplicate of the original stderr at a high descriptor so the
- * report still reaches it. Cheap for every other fd: one compare. */
+ * fclose). For fd 2 while the report goes to stderr, and for the descriptor
+ * SEEKTRACE_OUTPUT names, keeps a close-on-exec duplicate of the original at
+ * a high descriptor so the report still reaches it. Cheap for every other
+ * fd: two compares. */
 void st_lifecycle_fd_closing(int fd);
+
+/* The same for every descriptor in [lo, hi] (close_range, closefrom). */
+void st_lifecycle_range_closing(unsigned lo, unsigned hi);
 
 /* Blocks every signal on this thread while a report is written, so that a
  * SIGPIPE or SIGXFSZ our own write raises cannot kill the program and a

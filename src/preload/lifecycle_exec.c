@@ -80,7 +80,9 @@ static int cells_any_activity(const struct st_cell *c)
 static int recorded_anything(void)
 {
     for (struct st_file *f = st_files_first(); f; f = f->next_all) {
-        if (cells_any_activity(__atomic_load_n(&f->direct_cells, __ATOMIC_ACQUIRE)))
+        if (cells_any_activity(__atomic_load_n(&f->direct_cells, __ATOMIC_ACQUIRE)) ||
+            __atomic_load_n(&f->in_handler.read_syscalls, __ATOMIC_RELAXED) ||
+            __atomic_load_n(&f->in_handler.lseek_syscalls, __ATOMIC_RELAXED))
             return 1;
         for (struct st_stream *s = f->streams; s; s = s->next_in_file)
             if (cells_any_activity(__atomic_load_n(&s->cells, __ATOMIC_ACQUIRE)))
@@ -106,6 +108,9 @@ void st_lifecycle_zero_counts(void)
 {
     for (struct st_file *f = st_files_first(); f; f = f->next_all) {
         zero_cells(__atomic_load_n(&f->direct_cells, __ATOMIC_ACQUIRE));
+        __atomic_store_n(&f->in_handler.read_syscalls, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&f->in_handler.kernel_read_bytes, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&f->in_handler.lseek_syscalls, 0, __ATOMIC_RELAXED);
         for (struct st_stream *s = f->streams; s; s = s->next_in_file)
             zero_cells(__atomic_load_n(&s->cells, __ATOMIC_ACQUIRE));
     }

@@ -6,8 +6,8 @@
  * The open descriptors in the range are listed first (from /proc/self/fd,
  * or by probing each number when no descriptor is left to read it with),
  * the real call is made, and those that are gone are forgotten. When the
- * range covers fd 2, the stderr a report goes to is kept first
- * (st_lifecycle_fd_closing). None of this runs for CLOSE_RANGE_CLOEXEC,
+ * range covers a descriptor a report goes to, it is kept first
+ * (st_lifecycle_range_closing). None of this runs for CLOSE_RANGE_CLOEXEC,
  * which closes nothing now. */
 #define _GNU_SOURCE 1
 #include <dirent.h>
@@ -130,8 +130,8 @@ static int range_call(unsigned lo, unsigned hi, int flags, close_range_fn real_r
 {
     int entry_errno = errno;
     int closes = !(flags & CLOSE_RANGE_CLOEXEC);
-    if (closes && lo <= 2 && hi >= 2)
-        st_lifecycle_fd_closing(2);
+    if (closes)
+        st_lifecycle_range_closing(lo, hi);
     struct fdset open_before = {0};
     int listed = closes && list_open(lo, hi, &open_before) == 0;
     int r = 0;

@@ -3,6 +3,7 @@
 #include "ops.h"
 
 #include <string.h>
+#include <sys/single_threaded.h>
 
 #include "fdtable.h"
 #include "infer.h"
@@ -14,48 +15,90 @@
 /* glibc's _IO_IN_BACKUP: the read pointers are in ungetc's backup area. */
 #define IO_IN_BACKUP 0x100
 
-void st_ops_getc_run(struct st_stream *s, uint64_t n)
+/* One operation of s: to its 4 KiB what-if, and to the trace. */
+static void emit(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x)
 {
-    if (n > 0)
-        st_trace_op(s, ST_OP_GETC_RUN, 0, n, 0);
+    if (!s)
+        return;
+    st_whatif_stream_op(&s->whatif, s->buffer_size, op, flag, n, x);
+    st_trace_op(s, op, flag, n, x);
 }
 
-/* Brings the ledger up to the stream's read position, under the stream's
- * lock (recursive: the program may hold it), and charges what is consumed
- * from here on to the current call. Returns the bytes booked. */
+void st_ops_getc_run(struct st_stream *s, uint64_t n)
+{
+    if (n > 0 && s && st_ops_wanted(s))
+        emit(s, ST_OP_GETC_RUN, 0, n, 0);
+}
+
+void st_ops_getc_eof(struct st_stream *s)
+{
+    if (s && st_ops_wanted(s))
+        emit(s, ST_OP_GETC_EOF, 0, 0, 0);
+}
+
+void st_ops_size(struct st_stream *s, int regular, uint64_t size)
+{
+    if (s && st_ops_wanted(s))
+        emit(s, ST_OP_SIZE, regular, size, 0);
+}
+
+/* The stream's lock, only once a second thread exists (as glibc's stdio
+ * does): the single-threaded path pays no atomic operation. */
+static int lock(FILE *fp)
+{
+    if (__libc_single_threaded)
+        return 0;
+    flockfile(fp);
+    return 1;
+}
+
+static void unlock(FILE *fp, int locked)
+{
+    if (locked)
+        funlockfile(fp);
+}
+
+/* Brings the ledger up to the stream's read position and charges what is
+ * consumed from here on to the current call; the caller holds the stream's
+ * lock. Returns the bytes booked. Nothing consumed since the mark (the
+ * usual case: the last hooked slot set it), nothing to do. */
 static uint64_t settle(struct st_stream *s, FILE *fp)
 {
-    flockfile(fp);
+    if (fp->_IO_read_ptr == s->mark && fp->_IO_read_base == s->win_base)
+        return 0;
     uint64_t n = st_ledger_sync(s, fp);
     st_ledger_mark(s, fp, 0);
-    funlockfile(fp);
     return n;
 }
 
 void st_ops_call_begins(struct st_stream *s, FILE *fp)
 {
-    if (!st_capture_inferred)
-        st_ops_getc_run(s, settle(s, fp));
+    if (st_capture_inferred)
+        return;
+    int locked = lock(fp);
+    st_ops_getc_run(s, settle(s, fp));
+    unlock(fp, locked);
 }
 
-/* The stream a returning call concerns, its own consumption booked (and
- * counted in *consumed when asked). */
-static struct st_stream *returning_with(FILE *fp, uint64_t *consumed)
+/* A wrapped call on fp has returned: book what it consumed itself (as a
+ * getc run when it reads a byte at a time), then record it — under the
+ * stream's lock (recursive: the program may hold it), so that threads
+ * sharing a stream do not interleave inside one stream's record. */
+static void returned(FILE *fp, enum st_call call, unsigned op, int flag, uint64_t n, int64_t x)
 {
     if (!fp || st_capture_inferred)
-        return NULL;
+        return;
     st_self.busy++;
     struct st_stream *s = st_stream_of(fp);
-    uint64_t n = s ? settle(s, fp) : 0;
-    if (consumed)
-        *consumed = n;
+    if (s && st_ops_wanted(s)) {
+        int locked = lock(fp);
+        uint64_t consumed = settle(s, fp);
+        if (st_ops_reads_per_byte(call))
+            st_ops_getc_run(s, consumed);
+        emit(s, op, flag, n, x);
+        unlock(fp, locked);
+    }
     st_self.busy--;
-    return s;
-}
-
-static struct st_stream *returning(FILE *fp)
-{
-    return returning_with(fp, NULL);
 }
 
 void st_op_fread(FILE *fp, size_t size, size_t nmemb)
@@ -63,7 +106,7 @@ void st_op_fread(FILE *fp, size_t size, size_t nmemb)
     size_t n;
     if (__builtin_mul_overflow(size, nmemb, &n))
         n = SIZE_MAX;
-    st_trace_op(returning(fp), ST_OP_FREAD, 0, n, 0);
+    returned(fp, ST_CALL_FREAD, ST_OP_FREAD, 0, n, 0);
 }
 
 void st_op_fgets(FILE *fp, int n, const char *result)
@@ -71,24 +114,24 @@ void st_op_fgets(FILE *fp, int n, const char *result)
     /* A line holding NUL bytes reads as shorter: fgets cannot tell. */
     size_t len = result ? strlen(result) : 0;
     int newline = len > 0 && result[len - 1] == '\n';
-    st_trace_op(returning(fp), ST_OP_FGETS, newline, n < 0 ? 0 : (uint64_t)n, (int64_t)len);
+    returned(fp, ST_CALL_FGETS, ST_OP_FGETS, newline, n < 0 ? 0 : (uint64_t)n, (int64_t)len);
 }
 
 void st_op_getdelim(FILE *fp, char *const *line, ssize_t result, int delim)
 {
     uint64_t len = result > 0 ? (uint64_t)result : 0;
     int ends = len > 0 && line && *line && (*line)[len - 1] == (char)delim;
-    st_trace_op(returning(fp), ST_OP_GETDELIM, ends, len, 0);
+    returned(fp, ST_CALL_GETLINE, ST_OP_GETDELIM, ends, len, 0);
 }
 
 void st_op_fseek(FILE *fp, int64_t offset, int whence)
 {
-    st_trace_op(returning(fp), ST_OP_FSEEK, 0, (uint64_t)(unsigned)whence & 0xff, offset);
+    returned(fp, ST_CALL_FSEEK, ST_OP_FSEEK, 0, (uint64_t)(unsigned)whence & 0xff, offset);
 }
 
 void st_op_plain(FILE *fp, unsigned op)
 {
-    st_trace_op(returning(fp), op, 0, 0, 0);
+    returned(fp, ST_CALL_OTHER, op, 0, 0, 0);
 }
 
 /* scanf reads a byte at a time and puts its one byte of look-ahead back in
@@ -96,20 +139,16 @@ void st_op_plain(FILE *fp, unsigned op)
  * (the look-ahead can refill the buffer a little earlier). */
 void st_op_other(FILE *fp, enum st_call call)
 {
-    uint64_t n = 0;
-    struct st_stream *s = returning_with(fp, &n);
-    if (st_ops_reads_per_byte(call))
-        st_ops_getc_run(s, n);
-    st_trace_op(s, ST_OP_OTHER, 0, (uint64_t)call, 0);
+    returned(fp, call, ST_OP_OTHER, 0, (uint64_t)call, 0);
 }
 
 void st_op_open(struct st_stream *s, const char *mode, int new_description)
 {
-    if (!s || !mode)
+    if (!s || !mode || st_capture_inferred)
         return;
     int read_only = mode[0] == 'r' && !strchr(mode, '+');
     int64_t offset = new_description ? 0 : st_desc_offset(st_fd_get(s->fd));
-    st_trace_op(s, ST_OP_OPEN, read_only, 0, offset);
+    emit(s, ST_OP_OPEN, read_only, 0, offset);
 }
 
 /* glibc puts a byte back in place (_IO_sputbackc) when it equals the one
@@ -123,5 +162,5 @@ int st_op_ungetc_matches(FILE *fp, int ch)
 void st_op_ungetc(FILE *fp, int ch, int r, int matches)
 {
     if (ch != EOF && r != EOF)
-        st_trace_op(returning(fp), ST_OP_UNGETC, matches, 0, 0);
+        returned(fp, ST_CALL_UNGETC, ST_OP_UNGETC, matches, 0, 0);
 }

@@ -10,8 +10,12 @@
  *
  * For that split to hold, the ledger is brought up to date when a wrapped
  * call on a stream begins (what was consumed before it is a getc run) and
- * when it ends (what it consumed itself is not). Recorded only while a
- * trace is (SEEKTRACE_TRACE): without one, nothing here runs. */
+ * when it ends (what it consumed itself is not).
+ *
+ * Two consumers: the trace (SEEKTRACE_TRACE), and each stream's 4 KiB
+ * what-if (whatif_stream.h), followed from fopen while the stream's buffer
+ * may be larger than 4 KiB. A stream neither wants costs a load and a
+ * branch per call. */
 #ifndef SEEKTRACE_OPS_H
 #define SEEKTRACE_OPS_H
 
@@ -22,13 +26,24 @@
 
 #include "counts.h"
 #include "seektrace/trace_format.h"
+#include "streams.h"
+#include "trace_writer.h"
 
-struct st_stream;
+/* Whether s's operations are recorded or followed. */
+static inline int st_ops_wanted(const struct st_stream *s)
+{
+    return ST_TRACE_LIKELY_OFF(st_trace_on) || s->whatif.on;
+}
 
-/* A wrapped call on s (at fp) begins / the bytes the ledger booked outside
- * any wrapped call: both record a getc run when n > 0. */
+/* A wrapped call on s (at fp), which st_ops_wanted, begins / the bytes the
+ * ledger booked outside any wrapped call: both record a getc run when
+ * n > 0. */
 void st_ops_call_begins(struct st_stream *s, FILE *fp);
 void st_ops_getc_run(struct st_stream *s, uint64_t n);
+/* A per-byte read found no byte (a refill slot returned EOF). */
+void st_ops_getc_eof(struct st_stream *s);
+/* glibc's own fstat of s's descriptor saw this size. */
+void st_ops_size(struct st_stream *s, int regular, uint64_t size);
 
 /* The wrapped call on fp has returned: book what it consumed, then record
  * it. Each names the ST_OP_* it records. */

@@ -1,15 +1,11 @@
 /* record.c — see record.h. */
 #include "record.h"
 
+#include "fdtable.h"
 #include "files.h"
 #include "sync.h"
 #include "thread_state.h"
 #include "trace_writer.h"
-
-enum st_call st_charge(enum st_call fallback)
-{
-    return st_self.in_call ? st_self.call : fallback;
-}
 
 void st_record_read(struct st_file *f, struct st_counts *c, enum st_call call,
                     int64_t offset, ssize_t result)
@@ -58,4 +54,35 @@ void st_record_write(struct st_counts *c, ssize_t result)
     st_add(&c->write_syscalls, 1);
     if (result > 0)
         st_add(&c->kernel_write_bytes, (uint64_t)result);
+}
+
+static struct st_handler_counts *handler_counts(int fd)
+{
+    const struct st_fd *e = st_fd_peek(fd);
+    return e && e->file ? &e->file->in_handler : NULL;
+}
+
+/* Always atomic: a second signal may interrupt the first handler's add. */
+void st_record_handler_read(int fd, ssize_t result)
+{
+    struct st_handler_counts *h = handler_counts(fd);
+    if (!h)
+        return;
+    __atomic_fetch_add(&h->read_syscalls, 1, __ATOMIC_RELAXED);
+    if (result > 0)
+        __atomic_fetch_add(&h->kernel_read_bytes, (uint64_t)result, __ATOMIC_RELAXED);
+}
+
+void st_record_handler_lseek(int fd)
+{
+    struct st_handler_counts *h = handler_counts(fd);
+    if (h)
+        __atomic_fetch_add(&h->lseek_syscalls, 1, __ATOMIC_RELAXED);
+}
+
+void st_record_handler_totals(const struct st_file *f, struct st_counts *sum)
+{
+    sum->read_syscalls += __atomic_load_n(&f->in_handler.read_syscalls, __ATOMIC_RELAXED);
+    sum->kernel_read_bytes += __atomic_load_n(&f->in_handler.kernel_read_bytes, __ATOMIC_RELAXED);
+    sum->lseek_syscalls += __atomic_load_n(&f->in_handler.lseek_syscalls, __ATOMIC_RELAXED);
 }

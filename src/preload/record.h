@@ -10,12 +10,16 @@
 #include <sys/types.h>
 
 #include "counts.h"
+#include "thread_state.h"
 
 struct st_file;
 
 /* The call to charge: the interposed call in progress, else `fallback`
  * (what the outermost stdio hook implies, e.g. getc for a refill in uflow). */
-enum st_call st_charge(enum st_call fallback);
+static inline enum st_call st_charge(enum st_call fallback)
+{
+    return st_self.in_call ? st_self.call : fallback;
+}
 
 /* A read-family syscall that returned `result` at file offset `offset`
  * (-1 if unknown: then re-reads cannot be placed and are not counted). */
@@ -24,5 +28,22 @@ void st_record_read(struct st_file *f, struct st_counts *c, enum st_call call,
 void st_record_lseek(struct st_counts *c, enum st_call call);
 void st_record_fstat(struct st_counts *c, enum st_call call);
 void st_record_write(struct st_counts *c, ssize_t result);
+
+/* Signal handlers. A read or lseek seen while this thread is busy in
+ * seektrace's bookkeeping (busy without own_io: thread_state.h) is a signal
+ * handler's that interrupted it. That code may hold a lock or be half-way
+ * through an update of a cache, so the syscall is counted with atomic adds
+ * on the file fd names, if fd is known already, and nowhere else: no call,
+ * site, stream, re-read range or trace event (the trace's footer has it,
+ * its events do not). */
+static inline int st_record_in_handler(void)
+{
+    return st_self.busy && !st_self.own_io;
+}
+void st_record_handler_read(int fd, ssize_t result);
+void st_record_handler_lseek(int fd);
+
+/* Adds f's handler counts to a report's totals for f. */
+void st_record_handler_totals(const struct st_file *f, struct st_counts *sum);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "arena.h"
 #include "registry_lock.h"
+#include "thread_state.h"
 
 #define BUCKETS 4096
 #define MAX_RUNTIME 16
@@ -17,7 +18,7 @@ struct range {
     uintptr_t start, end;
 };
 
-static int depth;
+int st_site_depth;
 static struct range runtime[MAX_RUNTIME];
 static int nruntime;
 static struct st_site *buckets[BUCKETS];
@@ -53,8 +54,8 @@ static int collect_runtime(struct dl_phdr_info *info, size_t size, void *self_ba
 
 void st_sites_init(int d)
 {
-    depth = d < 0 ? 0 : d > ST_MAX_FRAMES ? ST_MAX_FRAMES : d;
-    if (!depth)
+    st_site_depth = d < 0 ? 0 : d > ST_MAX_FRAMES ? ST_MAX_FRAMES : d;
+    if (!st_site_depth)
         return;
     Dl_info self;
     void *self_base = dladdr((void *)st_sites_init, &self) ? self.dli_fbase : NULL;
@@ -89,8 +90,8 @@ static struct st_site *lookup(const uintptr_t *frames, int n, unsigned h)
  * is the whole recorded stack, so two callers of one line stay apart. */
 static struct st_site *intern(const uintptr_t *frames, int n)
 {
-    if (n > depth)
-        n = depth;
+    if (n > st_site_depth)
+        n = st_site_depth;
     unsigned h = hash_frames(frames, n);
     struct st_site *s = lookup(frames, n, h);
     if (s)
@@ -119,9 +120,86 @@ struct walk {
     uintptr_t *out;
     int n, want, visited;
     uintptr_t from;
+    struct chain *chain; /* when set: the walk is recorded for the cache */
+    int keyed;           /* the chain's key frame has been visited */
 };
 
 #define MAX_WALK 64
+
+/* The unwind cache.
+ *
+ * An unwind costs ~20,000 instructions (libgcc parses .eh_frame for every
+ * frame), and a getc loop refills from the same line of the program every
+ * 4 KiB, a SEEKTRACE_STACK=4 program calls fread from the same few stacks
+ * again and again. So each thread remembers its last walks.
+ *
+ * A walk is remembered from one frame of ours up: the frame of site_of_stack
+ * below, whose address (fa) and return address (ra) key the entry. In
+ * _Unwind_Backtrace's callback a frame's IP is a return address and its CFA
+ * the stack pointer just above it: on x86-64 the IP was read from CFA - 8.
+ * The entry keeps, for every frame the walk visited above the key frame,
+ * that slot's address and the return address it held. The unwinder finds
+ * each frame from the IP and stack pointer of the one below it, so when the
+ * key frame is at the same address with the same return address and every
+ * recorded slot still holds the same return address, the stack above is
+ * the same chain of calls and the walk would find the same frames: the
+ * entry's site is returned without unwinding. Slots are checked from the
+ * key frame up, each only once the ones below it matched, so each is the
+ * live return-address slot of a frame the unwinder would read too. (A frame
+ * of variable size, alloca or a VLA, between the key frame and the last
+ * frame visited could in principle move its callers while leaving their old
+ * slots' values in place; the frames of libc's stdio and of this library
+ * have fixed sizes.) Checking an entry reads a dozen words.
+ *
+ * Per thread, so no lock; busy while it is read and written, so a signal
+ * handler's stdio (not recorded while busy) never sees it half written. */
+#if defined(__x86_64__)
+#define ST_UNWIND_CACHE 1
+#define CHAIN_MAX 24
+#define CACHE_WAYS 8
+
+struct chain {
+    uintptr_t fa, ra, from;  /* the key */
+    struct st_site *site;    /* NULL: an empty entry */
+    int n;                   /* return-address slots recorded (-1: too many) */
+    uint32_t off[CHAIN_MAX]; /* their addresses, less fa */
+    uintptr_t value[CHAIN_MAX];
+};
+
+static __thread struct {
+    struct chain way[CACHE_WAYS];
+    unsigned last, next; /* the entry that hit last; the next to replace */
+} cache __attribute__((tls_model("initial-exec")));
+
+/* During a recorded walk: the key frame is the one whose return address is
+ * ra, read from fa + 8; every frame above it is recorded. */
+static void record_frame(struct walk *w, uintptr_t pc, uintptr_t cfa)
+{
+    struct chain *c = w->chain;
+    if (!w->keyed) {
+        w->keyed = pc == c->ra && cfa == c->fa + 16;
+        return;
+    }
+    if (c->n < 0 || pc == 0) /* pc 0: the end of the stack */
+        return;
+    uintptr_t slot = cfa - 8;
+    if (c->n == CHAIN_MAX || slot <= c->fa || slot - c->fa > UINT32_MAX ||
+        *(const uintptr_t *)slot != pc) {
+        c->n = -1; /* too long, or not the layout assumed: not cached */
+        return;
+    }
+    c->off[c->n] = (uint32_t)(slot - c->fa);
+    c->value[c->n++] = pc;
+}
+
+static int chain_holds(const struct chain *c)
+{
+    for (int i = 0; i < c->n; i++)
+        if (*(const volatile uintptr_t *)(c->fa + c->off[i]) != c->value[i])
+            return 0;
+    return 1;
+}
+#endif
 
 static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
 {
@@ -129,6 +207,10 @@ static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
     uintptr_t pc = (uintptr_t)_Unwind_GetIP(ctx);
     if (++w->visited > MAX_WALK)
         return _URC_END_OF_STACK;
+#ifdef ST_UNWIND_CACHE
+    if (w->chain)
+        record_frame(w, pc, (uintptr_t)_Unwind_GetCFA(ctx));
+#endif
     if (w->n == 0) {
         if (w->from && pc == w->from)
             w->from = 0; /* the caller we were told about: look from here */
@@ -145,49 +227,72 @@ static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
  * libunwind 1.6 validates addresses through a pipe it opens in the process,
  * which takes two descriptors the program would see and shows in strace as
  * reads and writes of ours. This one only reads .eh_frame.
- * Fills frames with the site and its callers; -1 if no frame outside the
- * runtime was found (at or after `from`, a known return address). */
-static int unwind(uintptr_t *frames, int *n, uintptr_t from)
+ * The site of the current stack: its first frame outside the runtime (at or
+ * after `from`, a known return address, when given) and the callers above
+ * it; NULL if there is none. When rec is given, the walk is recorded into
+ * it and, if it can be, remembered. */
+__attribute__((noinline)) static struct st_site *walk_stack(uintptr_t from, struct chain *rec)
 {
-    struct walk w = {frames, 0, depth < 1 ? 1 : depth, 0, from};
+    uintptr_t frames[ST_MAX_FRAMES];
+    struct walk w = {frames, 0, st_site_depth < 1 ? 1 : st_site_depth, 0, from, rec, 0};
     _Unwind_Backtrace(walk_frame, &w);
-    if (w.n == 0)
-        return -1;
-    *n = w.n;
-    return 0;
+    struct st_site *s = w.n ? intern(frames, w.n) : NULL;
+#ifdef ST_UNWIND_CACHE
+    /* Remembered only when the key frame was found, the walk was recorded
+     * whole and ended where the stack or the wanted frames did. */
+    if (rec && s && w.keyed && rec->n >= 0 && w.visited <= MAX_WALK) {
+        rec->site = s;
+        cache.way[cache.next] = *rec;
+        cache.last = cache.next;
+        cache.next = (cache.next + 1) % CACHE_WAYS;
+    }
+#endif
+    return s;
+}
+
+/* walk_stack through the cache. Noinline: its own frame keys the cache,
+ * and stays live while walk_stack records a miss. */
+__attribute__((noinline)) static struct st_site *site_of_stack(uintptr_t from)
+{
+#ifdef ST_UNWIND_CACHE
+    uintptr_t fa = (uintptr_t)__builtin_frame_address(0);
+    uintptr_t ra = (uintptr_t)__builtin_return_address(0);
+    struct st_site *s = NULL;
+    st_self.busy++;
+    for (unsigned k = 0, i = cache.last; k < CACHE_WAYS; k++, i = (i + 1) % CACHE_WAYS) {
+        const struct chain *c = &cache.way[i];
+        if (c->site && c->fa == fa && c->ra == ra && c->from == from && chain_holds(c)) {
+            cache.last = i;
+            s = c->site;
+            break;
+        }
+    }
+    if (!s) {
+        struct chain rec = {.fa = fa, .ra = ra, .from = from};
+        s = walk_stack(from, &rec);
+    }
+    st_self.busy--;
+    return s;
+#else
+    return walk_stack(from, NULL);
+#endif
 }
 
 struct st_site *st_site_here(void)
 {
-    if (!depth)
-        return NULL;
-    uintptr_t frames[ST_MAX_FRAMES];
-    int n;
-    if (unwind(frames, &n, 0) != 0)
-        return NULL;
-    return intern(frames, n);
+    return st_site_depth ? site_of_stack(0) : NULL;
 }
 
 struct st_site *st_site_from_caller(void *ra)
 {
     uintptr_t pc = (uintptr_t)ra;
-    if (!depth)
+    if (!st_site_depth)
         return NULL;
     if (is_runtime(pc))
-        return st_site_here();
-    uintptr_t frames[ST_MAX_FRAMES] = {pc};
-    int n = 1;
-    /* Callers above the site cost an unwind per call: only when asked. */
-    if (depth > 1 && unwind(frames, &n, pc) != 0) {
-        frames[0] = pc;
-        n = 1;
-    }
-    return intern(frames, n);
-}
-
-int st_sites_depth(void)
-{
-    return depth;
+        return site_of_stack(0);
+    /* Callers above the site take a walk up the stack: only when asked. */
+    struct st_site *s = st_site_depth > 1 ? site_of_stack(pc) : NULL;
+    return s ? s : intern(&pc, 1);
 }
 
 struct st_site *st_sites_first(void)

@@ -7,8 +7,10 @@
  * libstdc++); then, and for work glibc does outside any wrapped call (a getc
  * refill), the stack is unwound (libgcc's unwinder), on those slow paths only.
  * With SEEKTRACE_STACK=N > 1 a site is the N frames from the program's line
- * outwards (two callers of one line are two sites), unwound once per
- * interposed call that records something: a cost paid only when asked for.
+ * outwards (two callers of one line are two sites), found up the stack for
+ * every interposed call that records something: a cost paid only when asked
+ * for. Each thread remembers its last walks and the return addresses they
+ * passed (sites.c), so the same chain of calls is not unwound twice.
  * Symbols are looked up at report time (symbolize.h), never here. */
 #ifndef SEEKTRACE_SITES_H
 #define SEEKTRACE_SITES_H
@@ -40,7 +42,12 @@ struct st_site *st_site_here(void);
 
 struct st_site *st_sites_first(void);
 
-/* SEEKTRACE_STACK as applied (0 when attribution is off). */
-int st_sites_depth(void);
+/* SEEKTRACE_STACK as applied (0 when attribution is off); set once by
+ * st_sites_init. */
+extern int st_site_depth;
+static inline int st_sites_depth(void)
+{
+    return st_site_depth;
+}
 
 #endif

@@ -78,7 +78,7 @@ static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallbac
     uint64_t consumed = refill ? st_ledger_sync_refill(s, fp) : st_ledger_sync(s, fp);
     /* Outside any wrapped call, consumption since the mark was per-byte
      * reads (a wrapped call books its own when it begins and ends). */
-    if (ST_TRACE_LIKELY_OFF(st_trace_on) && (t->in_call == 2 || st_ops_reads_per_byte(t->call)))
+    if (consumed && (t->in_call == 2 || st_ops_reads_per_byte(t->call)))
         st_ops_getc_run(s, consumed);
     return 1;
 }
@@ -123,7 +123,7 @@ static int hook_uflow(FILE *fp)
     int r = ORIG(uflow, flow_fn)(fp);
     int e = errno;
     if (r == EOF && outer && st_self.in_call == 2)
-        st_trace_op(s, ST_OP_GETC_EOF, 0, 0, 0);
+        st_ops_getc_eof(s);
     buffer_slot_leave(s, fp, outer, r != EOF);
     errno = e;
     return r;
@@ -213,8 +213,11 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
     int64_t off = s ? stdio_offset(e, fp) : -1;
     st_trace_sys_begin();
     ssize_t r = ORIG(read, read_fn)(fp, buf, n);
-    if (!s)
+    if (!s) {
+        if (st_record_in_handler())
+            st_record_handler_read(fp->_fileno, r);
         return r;
+    }
     int err = errno;
     st_self.busy++;
     st_record_read(s->file, st_stream_counts(s), st_charge(ST_CALL_OTHER), off, r);
@@ -235,12 +238,14 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
     if (!s)
         return r;
     int err = errno;
+    st_self.busy++; /* a handler's stdio must not meet the caches half updated */
     const struct st_fd *e = st_fd_get(fp->_fileno);
     /* Charged to no site: writes only matter here for read/write streams,
      * and unwinding on every printf flush would cost the program. */
     st_record_write(st_cell_counts(s, &s->cells, NULL), r);
     if (r > 0)
         st_desc_advance(e, r);
+    st_self.busy--;
     errno = err;
     return r;
 }
@@ -250,13 +255,18 @@ static off64_t hook_seek(FILE *fp, off64_t off, int whence)
     struct st_stream *s = tracked(fp);
     st_trace_sys_begin();
     off64_t r = ORIG(seek, seek_fn)(fp, off, whence);
-    if (!s)
+    if (!s) {
+        if (st_record_in_handler())
+            st_record_handler_lseek(fp->_fileno);
         return r;
+    }
     int err = errno;
+    st_self.busy++; /* a handler's stdio must not meet the caches half updated */
     st_record_lseek(st_stream_counts(s), st_charge(ST_CALL_OTHER));
     st_trace_lseek(st_stream_counts(s), st_charge(ST_CALL_OTHER), r);
     if (r >= 0)
         st_desc_set(st_fd_get(fp->_fileno), r);
+    st_self.busy--;
     errno = err;
     return r;
 }
@@ -268,12 +278,14 @@ static int hook_stat(FILE *fp, void *st)
     int r = ORIG(stat, stat_fn)(fp, st);
     if (s) {
         int err = errno;
+        st_self.busy++; /* a handler's stdio must not meet the caches half updated */
         st_record_fstat(st_stream_counts(s), st_charge(ST_CALL_OTHER));
         /* glibc's own fstat tells whatif the file's size for free. */
         if (r == 0) {
             const struct stat64 *sb = st;
-            st_trace_op(s, ST_OP_SIZE, S_ISREG(sb->st_mode), (uint64_t)sb->st_size, 0);
+            st_ops_size(s, S_ISREG(sb->st_mode), (uint64_t)sb->st_size);
         }
+        st_self.busy--;
         errno = err;
     }
     return r;

@@ -21,8 +21,8 @@ struct slot {
 };
 
 static struct slot table[CAPACITY];
-/* Bumped on every unbind so per-thread caches notice. */
-static unsigned epoch;
+/* Bumped on every unbind so per-thread caches notice (streams.h). */
+unsigned st_stream_epoch;
 
 static unsigned hash_ptr(const void *p)
 {
@@ -92,12 +92,11 @@ static struct st_stream *bind(FILE *fp, enum how how)
     return sl ? s : NULL;
 }
 
-struct st_stream *st_stream_of(FILE *fp)
+/* The slow halves are kept out of line so that the hits, which every hook
+ * and wrapper takes, are a handful of loads without a stack frame. */
+__attribute__((noinline)) static struct st_stream *stream_of_slow(FILE *fp, unsigned now)
 {
     struct st_thread *t = &st_self;
-    unsigned now = __atomic_load_n(&epoch, __ATOMIC_ACQUIRE);
-    if (t->cached_fp == fp && t->cached_epoch == now && fp)
-        return t->cached_stream;
     if (!fp)
         return NULL;
     struct slot *sl = find(fp);
@@ -110,16 +109,48 @@ struct st_stream *st_stream_of(FILE *fp)
     return s;
 }
 
-struct st_stream *st_stream_current(FILE *fp)
+struct st_stream *st_stream_of(FILE *fp)
 {
+    struct st_thread *t = &st_self;
+    unsigned now = __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE);
+    if (t->cached_fp == fp && t->cached_epoch == now && fp)
+        return t->cached_stream;
+    return stream_of_slow(fp, now);
+}
+
+__attribute__((noinline)) static struct st_stream *stream_current_slow(FILE *fp, unsigned now,
+                                                                         unsigned gen)
+{
+    struct st_thread *t = &st_self;
     struct st_stream *s = st_stream_of(fp);
     if (!s)
         return NULL;
     const struct st_fd *e = st_fd_get(fp->_fileno);
-    if (e && e->file == s->file && s->fd == fp->_fileno)
+    if (!e || e->file != s->file || s->fd != fp->_fileno) {
+        /* Rebound: not cached until a later call finds it current. */
+        st_stream_closed(s);
+        return bind(fp, DISCOVERED);
+    }
+    t->current_fp = fp;
+    t->current_stream = s;
+    t->current_epoch = now;
+    t->current_fd_generation = gen;
+    return s;
+}
+
+struct st_stream *st_stream_current(FILE *fp)
+{
+    /* Every hook asks, several times per stdio call: the answer is kept
+     * while nothing it depends on has changed (a stream unbound, an fd
+     * opened, closed or dup'ed anywhere, the FILE's fd itself). */
+    struct st_thread *t = &st_self;
+    unsigned now = __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE);
+    unsigned gen = __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE);
+    struct st_stream *s = t->current_stream;
+    if (t->current_fp == fp && s && t->current_epoch == now && t->current_fd_generation == gen &&
+        s->fd == fp->_fileno)
         return s;
-    st_stream_closed(s);
-    return bind(fp, DISCOVERED);
+    return stream_current_slow(fp, now, gen);
 }
 
 struct st_stream *st_stream_opened(FILE *fp, int new_description)
@@ -139,7 +170,7 @@ void st_stream_closed(struct st_stream *s)
         __atomic_compare_exchange_n(&sl->stream, &expected, NULL, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE);
     }
-    __atomic_fetch_add(&epoch, 1, __ATOMIC_ACQ_REL);
+    __atomic_fetch_add(&st_stream_epoch, 1, __ATOMIC_ACQ_REL);
 }
 
 void st_stream_observe_buffer(struct st_stream *s, FILE *fp)
@@ -162,5 +193,5 @@ void st_stream_observe_buffer(struct st_stream *s, FILE *fp)
 
 struct st_counts *st_stream_counts(struct st_stream *s)
 {
-    return st_cell_counts(s, &s->cells, st_current_site());
+    return st_counts_here(s, &s->cells);
 }

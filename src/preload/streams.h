@@ -12,6 +12,7 @@
 
 #include "counts.h"
 #include "report_model.h"
+#include "whatif_stream.h"
 
 struct st_file;
 
@@ -41,8 +42,15 @@ struct st_stream {
     void *forced_buffer; /* SEEKTRACE_BUFSIZE's buffer (bufsize.h) */
     size_t forced_size;
 
+    /* What a 4 KiB buffer would have read (ops.h). */
+    struct st_whatif_stream whatif;
+
     struct st_stream *next_in_file;
 };
+
+/* Bumped whenever a stream is unbound (fclose, a rebound fd): a per-thread
+ * cache keyed by FILE* is valid only while it is unchanged. */
+extern unsigned st_stream_epoch;
 
 /* The live stream at fp, bound on first sight; NULL if fp is not a stream on
  * a file descriptor or cannot be tracked. Lock-free when already bound. */

@@ -18,6 +18,11 @@ struct st_thread {
     /* > 0 while seektrace's own code runs on this thread: whatever it calls,
      * or a signal handler interrupting it, must not be recorded again. */
     int busy;
+    /* > 0 while that code may itself call a wrapped read or lseek (start-up,
+     * symbolizing, the report). Busy without it, seektrace only updates its
+     * accounts, which never reads a file: a read or lseek seen then is a
+     * signal handler's (record.h). */
+    int own_io;
     /* The intercepted stdio call in progress, if any: the syscalls glibc
      * makes inside it are charged to it. */
     int in_call;
@@ -35,17 +40,40 @@ struct st_thread {
     struct st_site *site;
     void *site_ra;
     int site_pending;
-    /* One-entry caches: return address -> site, (owner, site) -> cell. */
+    /* One-entry caches: return address -> site; the last cell (which holds
+     * its own owner and site: cells.h checks them with one load). */
     void *cached_ra;
     struct st_site *cached_ra_site;
-    const void *cached_owner;
-    struct st_site *cached_site;
     struct st_cell *cached_cell;
     /* One-entry cache FILE* -> stream, valid while the epoch matches. */
     FILE *cached_fp;
     struct st_stream *cached_stream;
     unsigned cached_epoch;
+    /* The wrappers' fast path (wrap_stdio.c): what this thread's last call
+     * on fp from return address ra found, its site and the cell it booked
+     * on (which also primes the cell cache for the hooks inside the call),
+     * valid while the stream epoch is `epoch`. Only for sites the return
+     * address decides (st_site_decided_by_caller). */
+    struct st_fast_call {
+        FILE *fp;
+        void *ra;
+        unsigned epoch;
+        struct st_site *site;
+        const struct st_stream *stream;
+        struct st_cell *cell;
+    } fast[8]; /* by ST_FAST_SLOT(ra) */
+    /* One-entry cache of st_stream_current (streams.c): the stream at
+     * current_fp, checked against what its fd names, valid while neither
+     * the stream epoch nor the fd table (st_fd_generation) has moved. */
+    FILE *current_fp;
+    struct st_stream *current_stream;
+    unsigned current_epoch;
+    unsigned current_fd_generation;
 };
+
+/* Which fast[] entry a return address uses: call sites next to each other
+ * (an fseek and an fread in one loop) land in different entries. */
+#define ST_FAST_SLOT(ra) ((((uintptr_t)(ra)) ^ ((uintptr_t)(ra) >> 5)) & 7)
 
 extern __thread struct st_thread st_self __attribute__((tls_model("initial-exec")));
 

@@ -121,6 +121,10 @@ struct tw {
     uint64_t sys_t0;   /* start of the syscall in progress */
     uint8_t *last_read, *last_read_end; /* the READ a reread may amend */
     int64_t last_read_result;
+    /* The stream the last OP event named and its id: a stream's calls come
+     * in runs, and its id never changes within a trace. */
+    const struct st_stream *op_stream;
+    uint32_t op_stream_id;
     /* decoder mirror */
     uint64_t last_ns;
     uint32_t target;
@@ -651,6 +655,7 @@ static struct tw *enter(void)
         t->thread_seq = 0;
         t->sys_t0 = 0;
         t->last_read = NULL;
+        t->op_stream = NULL;
     }
     if (!ensure_ready()) {
         st_self.busy--;
@@ -1192,7 +1197,11 @@ void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_
     struct tw *t = enter();
     if (!t)
         return;
-    uint32_t id = stream_id(t, s);
+    if (t->op_stream != s) {
+        t->op_stream_id = stream_id(t, s);
+        t->op_stream = t->op_stream_id ? s : NULL;
+    }
+    uint32_t id = t->op_stream_id;
     uint8_t *p = id ? reserve(t, EVENT_MAX) : NULL;
     if (p) {
         *p++ = (uint8_t)(ST_EV_OP | (flag ? ST_EV_F1 : 0));

@@ -70,7 +70,9 @@ static void note_lseek(int fd, off64_t r)
 }
 
 /* The bookkeeping after a real call: skipped when seektrace itself made
- * the call, charged to the wrapper's caller, never allowed to change errno. */
+ * the call, charged to the wrapper's caller, never allowed to change errno.
+ * A read or lseek a signal handler makes while this thread is inside that
+ * bookkeeping is only counted (st_record_in_handler). */
 #define AFTER(stmt)                                                                  \
     do {                                                                             \
         if (!st_self.busy) {                                                         \
@@ -91,6 +93,8 @@ static void note_lseek(int fd, off64_t r)
         st_trace_sys_begin();                                                        \
         ssize_t r = REAL(name) args;                                                 \
         AFTER(note_read(fd, ST_CALL_##call, req, off, r));                           \
+        if (st_record_in_handler())                                                  \
+            st_record_handler_read(fd, r);                                           \
         return r;                                                                    \
     }
 #define POSIX_SEEK(name, ret, params, args, fd)                                      \
@@ -100,6 +104,8 @@ static void note_lseek(int fd, off64_t r)
         st_trace_sys_begin();                                                        \
         ret r = REAL(name) args;                                                     \
         AFTER(note_lseek(fd, r));                                                    \
+        if (st_record_in_handler())                                                  \
+            st_record_handler_lseek(fd);                                             \
         return r;                                                                    \
     }
 /* dup2 and dup3 close whatever was at nfd (fd 2: lifecycle.h). */

@@ -31,14 +31,22 @@ int st_call_begin(enum st_call call, FILE *fp, void *caller)
     st_site_begin(caller);
     if (fp) {
         t->busy++;
+        unsigned now = __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE);
         struct st_stream *s = st_stream_of(fp);
         struct st_counts *c = s ? st_stream_counts(s) : NULL;
         if (c)
             st_add(&c->by_call[call].calls, 1);
+        /* The next call on fp from here can take the fast path, when the
+         * return address alone decides the site. st_stream_counts has just
+         * made this (stream, site) the cell cache's entry. */
+        if (c && st_site_decided_by_caller(t->site, caller)) {
+            struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
+            *f = (struct st_fast_call){fp, caller, now, t->site, s, t->cached_cell};
+        }
         if (st_capture_inferred && s)
             st_infer_begin(s, fp);
         st_trace_call_begin(c, call);
-        if (ST_TRACE_LIKELY_OFF(st_trace_on) && s)
+        if (s && st_ops_wanted(s))
             st_ops_call_begins(s, fp);
         t->busy--;
     }
@@ -59,14 +67,61 @@ void st_call_end(int began)
     }
 }
 
+/* The fast path: this thread's last call on the same stream from the same
+ * return address found its site and cell (st_call_begin), the stream is
+ * still bound (epoch), inferred capture is off and the stream's operations
+ * are neither traced nor followed (ops.h: nothing to record). Then the call
+ * is marked and counted with a few loads and stores, the cell cache is
+ * primed for the hooks inside it, and it ends without touching errno
+ * (nothing on this path can change it). Returns 2 then, else what
+ * st_call_begin returns. */
+static inline __attribute__((always_inline)) int call_begin_fast(enum st_call call, FILE *fp,
+                                                                 void *caller)
+{
+    struct st_thread *t = &st_self;
+    if (__builtin_expect(t->busy | t->in_call, 0))
+        return 0;
+    const struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
+    if (__builtin_expect(fp == f->fp && caller == f->ra && fp, 1)) {
+        /* In a call from here on: a signal handler's calls pass through,
+         * so the entry cannot be rewritten while it is read. */
+        t->in_call = 1;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        if (__builtin_expect(fp == f->fp && caller == f->ra &&
+                                 __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE) == f->epoch &&
+                                 !st_capture_inferred && !st_ops_wanted(f->stream),
+                             1)) {
+            t->call = call;
+            t->site = f->site;
+            t->site_ra = caller;
+            t->site_pending = 0;
+            t->cached_cell = f->cell;
+            st_add(&f->cell->counts.by_call[call].calls, 1);
+            return 2;
+        }
+        t->in_call = 0;
+    }
+    return st_call_begin(call, fp, caller);
+}
+
+static inline __attribute__((always_inline)) void call_end_fast(void)
+{
+    st_self.in_call = 0;
+    st_site_end();
+}
+
 #define STDIO(call, ret, name, params, args, stream, op)                             \
     ST_EXPORT(ret, name, params)                                                     \
     {                                                                                \
         st_ensure_init();                                                            \
-        int began = st_call_begin(ST_CALL_##call, stream, __builtin_return_address(0)); \
+        int began = call_begin_fast(ST_CALL_##call, stream, __builtin_return_address(0)); \
         ret r = (st_real.name) args;                                                 \
+        if (__builtin_expect(began == 2, 1)) {                                       \
+            call_end_fast();                                                         \
+            return r;                                                                \
+        }                                                                            \
         int e = errno;                                                               \
-        if (began && ST_TRACE_LIKELY_OFF(st_trace_on))                               \
+        if (began)                                                                   \
             op;                                                                      \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
@@ -76,10 +131,14 @@ void st_call_end(int began)
     ST_EXPORT(void, name, params)                                                    \
     {                                                                                \
         st_ensure_init();                                                            \
-        int began = st_call_begin(ST_CALL_##call, stream, __builtin_return_address(0)); \
+        int began = call_begin_fast(ST_CALL_##call, stream, __builtin_return_address(0)); \
         (st_real.name) args;                                                         \
+        if (__builtin_expect(began == 2, 1)) {                                       \
+            call_end_fast();                                                         \
+            return;                                                                  \
+        }                                                                            \
         int e = errno;                                                               \
-        if (began && ST_TRACE_LIKELY_OFF(st_trace_on))                               \
+        if (began)                                                                   \
             op;                                                                      \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
@@ -221,8 +280,7 @@ ST_EXPORT(int, ungetc, (int ch, FILE *fp))
     if (s) {
         st_ledger_mark(s, fp, 0);
         funlockfile(fp);
-        if (ST_TRACE_LIKELY_OFF(st_trace_on))
-            st_op_ungetc(fp, ch, r, matches);
+        st_op_ungetc(fp, ch, r, matches);
     }
     st_call_end(began);
     errno = e;

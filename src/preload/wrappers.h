@@ -13,8 +13,15 @@
 #include "counts.h"
 
 /* Called by every wrapper first: initialises the library on first use
- * (other libraries' constructors may call us before ours runs). */
-void st_ensure_init(void);
+ * (other libraries' constructors may call us before ours runs). Inline:
+ * once initialised, one load and a branch. */
+extern int st_init_done;
+void st_ensure_init_slow(void);
+static inline void st_ensure_init(void)
+{
+    if (__builtin_expect(!__atomic_load_n(&st_init_done, __ATOMIC_ACQUIRE), 0))
+        st_ensure_init_slow();
+}
 
 /* caller: the wrapper's return address, the call's site. */
 int st_call_begin(enum st_call call, FILE *fp, void *caller);

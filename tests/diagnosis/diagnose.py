@@ -298,9 +298,15 @@ def _(ctx):
     own, report = ctx.run([ctx.prog("fseek_discards"), ctx.data, "100", "131072"])
     f = check_fseek_discards(ctx, own, report, 131072)
     x = finding(ctx, report, "fseek-discards-buffer")
-    ctx.check("the change proposes a 4 KiB buffer, estimating fills x 4 KiB",
-              "4 KiB buffer" in x["change"] and fmt_bytes(f["read_syscalls"] * 4096) in x["change"],
-              repr(x["change"]))
+    # The bytes are the model's prediction (whatif_4k_kernel_read_bytes): what
+    # the same program really reads with a 4 KiB buffer of its own.
+    _, at4k = ctx.run([ctx.prog("fseek_discards"), ctx.data, "100", "4096"])
+    measured = file_entry(ctx, at4k)["kernel_read_bytes"]
+    ctx.check("the change proposes a 4 KiB buffer, with the predicted bytes",
+              "4 KiB buffer" in x["change"] and "predicted" in x["change"] and
+              fmt_bytes(f["whatif_4k_kernel_read_bytes"]) in x["change"] and
+              f["whatif_4k_kernel_read_bytes"] == measured,
+              f"{x['change']!r}: predicted {f['whatif_4k_kernel_read_bytes']}, measured {measured}")
 
 
 @case("fseek-discards-buffer.below_threshold")

@@ -204,8 +204,7 @@ def report_figures(reports, figures=KERNEL_FIGURES):
     return dict(out)
 
 
-def compare_kernel(label, reports, strace_counts, wanted_path, require_pids=None,
-                   undercount_ok=False):
+def compare_kernel(label, reports, strace_counts, wanted_path, require_pids=None):
     """Mismatches between the reports and strace on every (pid, path) for
     which wanted_path(path) is true. Also fails when a process that read such
     a file under strace left no report."""
@@ -222,7 +221,7 @@ def compare_kernel(label, reports, strace_counts, wanted_path, require_pids=None
             problems.append(f"{label}: pid {key[0]} read {key[1]} ({b}) but wrote no report")
             continue
         for fig in KERNEL_FIGURES:
-            ok = a[fig] == b[fig] or (undercount_ok and a[fig] <= b[fig])
+            ok = a[fig] == b[fig]
             rows.append(f"{'ok' if ok else 'MISMATCH':8} pid {key[0]} {key[1]} {fig}: "
                         f"seektrace={a[fig]} strace={b[fig]}")
             if not ok:

@@ -77,11 +77,12 @@ static void show(const char *what, int sig)
         return;
     }
     const char *h = old.sa_handler == SIG_DFL ? "DFL" : old.sa_handler == SIG_IGN ? "IGN" : "fn";
+    /* Only the kernel's 64 bits of the mask: glibc (2.36) fills the rest of
+     * sa_mask from its own uninitialised stack, different from run to run. */
     unsigned long long mask0;
     memcpy(&mask0, &old.sa_mask, sizeof mask0);
-    unsigned char tail = ((unsigned char *)&old.sa_mask)[sizeof old.sa_mask - 1];
-    printf("%s %d: %s flags=%#x mask=%#llx tail=%#x restorer=%s\n", what, sig, h,
-           (unsigned)old.sa_flags, mask0, tail,
+    printf("%s %d: %s flags=%#x mask=%#llx restorer=%s\n", what, sig, h,
+           (unsigned)old.sa_flags, mask0,
            !old.sa_restorer ? "none" : old.sa_restorer == restorer ? "glibc" : "other");
 }
 

@@ -5,7 +5,7 @@
  * report against strace. Modes: close_range closefrom dup2_over_std
  * fd_exhaustion rlimit_nofile rlimit_fsize handler_stdio environ
  * stderr_closed_reused stderr_plain stderr_closed_by_program
- * stderr_dup2_by_program. */
+ * stderr_dup2_by_program stdout_dup2_by_program stdout_raw_dup2_by_program. */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
 
@@ -62,6 +63,7 @@ static int wholesale(const char *how, const char *a, const char *b)
 }
 
 static volatile sig_atomic_t ticks;
+static char handler_buf[64];
 static FILE *handler_fp;
 static int handler_fd;
 static unsigned long handler_bytes;
@@ -70,8 +72,9 @@ static void on_alarm(int sig)
 {
     int saved = errno;
     (void)sig;
-    /* stdio and POSIX reads inside a handler that interrupts the program's
-     * own (wrapped) calls. */
+    /* stdio and POSIX reads and seeks inside a handler that interrupts the
+     * program's own (wrapped) calls: its stream's small buffer makes glibc
+     * read every 64 ticks, and both go back to the start every 256. */
     int c = fgetc(handler_fp);
     if (c == EOF)
         rewind(handler_fp);
@@ -80,7 +83,10 @@ static void on_alarm(int sig)
     char one;
     if (read(handler_fd, &one, 1) == 1)
         handler_bytes++;
-    ticks++;
+    if (++ticks % 256 == 0) {
+        fseek(handler_fp, 0, SEEK_SET);
+        lseek(handler_fd, 0, SEEK_SET);
+    }
     errno = saved;
 }
 
@@ -90,11 +96,12 @@ static int handler_stdio(const char *a, const char *b, const char *c)
     handler_fd = open(c, O_RDONLY);
     FILE *fa = fopen(a, "r");
     int fb = open(b, O_RDONLY);
-    if (!handler_fp || handler_fd < 0 || !fa || fb < 0)
+    if (!handler_fp || handler_fd < 0 || !fa || fb < 0 ||
+        setvbuf(handler_fp, handler_buf, _IOFBF, sizeof handler_buf) != 0)
         return 4;
-    /* Both streams get their buffers (malloc) before the timer is armed:
-     * a handler's first fgetc mallocing while main's first fseek is inside
-     * malloc would abort in glibc, with or without seektrace. */
+    /* Both streams have their buffers (fa's from malloc) before the timer
+     * is armed: a handler's first fgetc mallocing while main's first fseek
+     * is inside malloc would abort in glibc, with or without seektrace. */
     if (fgetc(handler_fp) == EOF || fgetc(fa) == EOF)
         return 4;
     rewind(handler_fp);
@@ -222,6 +229,22 @@ int main(int argc, char **argv)
             return 4;
         close(log);
         fputs("to the log\n", stderr);
+        read_file(a, 1000);
+        return 0;
+    }
+    if (strcmp(mode, "stdout_dup2_by_program") == 0 ||
+        strcmp(mode, "stdout_raw_dup2_by_program") == 0) {
+        /* The program's own file lands on the descriptor SEEKTRACE_OUTPUT
+         * names (/dev/stdout), through dup2 or behind the library's back:
+         * the report must not go into it. */
+        puts("to the real stdout");
+        fflush(stdout);
+        int log = open("log.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+        int raw = strcmp(mode, "stdout_raw_dup2_by_program") == 0;
+        if ((raw ? syscall(SYS_dup3, log, 1, 0) : dup2(log, 1)) != 1)
+            return 4;
+        close(log);
+        puts("to the log");
         read_file(a, 1000);
         return 0;
     }

@@ -22,7 +22,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     struct st_ranges *r = *state;
-    free(r->v);
+    st_ranges_free(r);
     free(r);
     return 0;
 }
@@ -31,7 +31,7 @@ static void first_read_is_never_a_reread(void **state)
 {
     struct st_ranges *r = *state;
     assert_int_equal(st_ranges_add(r, 0, 4096), 0);
-    assert_int_equal(r->n, 1);
+    assert_int_equal(st_ranges_count(r), 1);
 }
 
 static void same_range_twice_is_all_reread(void **state)
@@ -39,7 +39,7 @@ static void same_range_twice_is_all_reread(void **state)
     struct st_ranges *r = *state;
     st_ranges_add(r, 4096, 4096);
     assert_int_equal(st_ranges_add(r, 4096, 4096), 4096);
-    assert_int_equal(r->n, 1);
+    assert_int_equal(st_ranges_count(r), 1);
 }
 
 static void partial_overlap_counts_only_the_overlap(void **state)
@@ -47,9 +47,9 @@ static void partial_overlap_counts_only_the_overlap(void **state)
     struct st_ranges *r = *state;
     st_ranges_add(r, 100, 100);                          /* [100,200) */
     assert_int_equal(st_ranges_add(r, 150, 100), 50);    /* [150,250) */
-    assert_int_equal(r->n, 1);
-    assert_int_equal(r->v[0].start, 100);
-    assert_int_equal(r->v[0].end, 250);
+    assert_int_equal(st_ranges_count(r), 1);
+    assert_int_equal(st_ranges_at(r, 0).start, 100);
+    assert_int_equal(st_ranges_at(r, 0).end, 250);
 }
 
 static void adjacent_ranges_merge_without_overlap(void **state)
@@ -57,8 +57,8 @@ static void adjacent_ranges_merge_without_overlap(void **state)
     struct st_ranges *r = *state;
     assert_int_equal(st_ranges_add(r, 0, 10), 0);
     assert_int_equal(st_ranges_add(r, 10, 10), 0);
-    assert_int_equal(r->n, 1);
-    assert_int_equal(r->v[0].end, 20);
+    assert_int_equal(st_ranges_count(r), 1);
+    assert_int_equal(st_ranges_at(r, 0).end, 20);
 }
 
 static void a_range_spanning_several_counts_each_and_folds_them(void **state)
@@ -67,11 +67,11 @@ static void a_range_spanning_several_counts_each_and_folds_them(void **state)
     st_ranges_add(r, 0, 10);    /* [0,10)  */
     st_ranges_add(r, 20, 10);   /* [20,30) */
     st_ranges_add(r, 40, 10);   /* [40,50) */
-    assert_int_equal(r->n, 3);
+    assert_int_equal(st_ranges_count(r), 3);
     assert_int_equal(st_ranges_add(r, 5, 40), 5 + 10 + 5); /* [5,45) */
-    assert_int_equal(r->n, 1);
-    assert_int_equal(r->v[0].start, 0);
-    assert_int_equal(r->v[0].end, 50);
+    assert_int_equal(st_ranges_count(r), 1);
+    assert_int_equal(st_ranges_at(r, 0).start, 0);
+    assert_int_equal(st_ranges_at(r, 0).end, 50);
 }
 
 static void disjoint_ranges_stay_sorted(void **state)
@@ -79,11 +79,11 @@ static void disjoint_ranges_stay_sorted(void **state)
     struct st_ranges *r = *state;
     for (uint64_t i = 100; i > 0; i--)
         assert_int_equal(st_ranges_add(r, i * 100, 10), 0);
-    assert_int_equal(r->n, 100);
-    for (size_t i = 1; i < r->n; i++)
-        assert_true(r->v[i - 1].end < r->v[i].start);
+    assert_int_equal(st_ranges_count(r), 100);
+    for (size_t i = 1; i < st_ranges_count(r); i++)
+        assert_true(st_ranges_at(r, i - 1).end < st_ranges_at(r, i).start);
     assert_int_equal(st_ranges_add(r, 0, 100000), 1000);
-    assert_int_equal(r->n, 1);
+    assert_int_equal(st_ranges_count(r), 1);
 }
 
 static void clear_forgets(void **state)
@@ -98,7 +98,7 @@ static void zero_length_changes_nothing(void **state)
 {
     struct st_ranges *r = *state;
     assert_int_equal(st_ranges_add(r, 5, 0), 0);
-    assert_int_equal(r->n, 0);
+    assert_int_equal(st_ranges_count(r), 0);
 }
 
 static void *failing_alloc(size_t n) { (void)n; return NULL; }
@@ -110,7 +110,123 @@ static void out_of_memory_undercounts_never_overcounts(void **state)
     st_ranges_init(&r, failing_alloc, NULL);
     assert_int_equal(st_ranges_add(&r, 0, 10), 0);
     assert_int_equal(st_ranges_add(&r, 0, 10), 0);
-    assert_int_equal(r.n, 0);
+    assert_int_equal(st_ranges_count(&r), 0);
+}
+
+/* Every chunk boundary case at once: thousands of disjoint ranges inserted
+ * out of order (chunks fill and split), then ranges that fold many of them,
+ * across chunks, at once. */
+static void many_ranges_split_and_fold_across_chunks(void **state)
+{
+    struct st_ranges *r = *state;
+    const uint64_t n = 5000;
+    for (uint64_t k = 0; k < n; k++) {
+        uint64_t i = (k * 2654435761u) % n; /* a permutation of 0..n-1 */
+        assert_int_equal(st_ranges_add(r, i * 100, 10), 0);
+    }
+    assert_int_equal(st_ranges_count(r), n);
+    for (size_t i = 0; i < n; i++) {
+        assert_int_equal(st_ranges_at(r, i).start, i * 100);
+        assert_int_equal(st_ranges_at(r, i).end, i * 100 + 10);
+    }
+    /* [1005, 250005) touches ranges 10..2500: 5 bytes of the first, all of
+     * 11..2499, 5 bytes of the last; they become [1000, 250010). */
+    assert_int_equal(st_ranges_add(r, 1005, 249000), 5 + (2499 - 11 + 1) * 10 + 5);
+    assert_int_equal(st_ranges_count(r), n - (2500 - 10));
+    assert_int_equal(st_ranges_at(r, 10).start, 1000);
+    assert_int_equal(st_ranges_at(r, 10).end, 250010);
+    assert_int_equal(st_ranges_at(r, 11).start, 250100);
+    for (size_t i = 1; i < st_ranges_count(r); i++)
+        assert_true(st_ranges_at(r, i - 1).end < st_ranges_at(r, i).start);
+    /* Everything: ranges 0..9, the merged one, and 2501..4999. */
+    assert_int_equal(st_ranges_add(r, 0, n * 100), 10 * 10 + (250010 - 1000) + (n - 2501) * 10);
+    assert_int_equal(st_ranges_count(r), 1);
+}
+
+/* The set against a plain byte map, over random reads in a small file:
+ * every overlap returned and every range kept must agree. */
+static void random_reads_match_a_byte_map(void **state)
+{
+    (void)state;
+    enum { SIZE = 1 << 14 };
+    static unsigned char seen[SIZE];
+    uint64_t x = 88172645463325252ull;
+    for (int round = 0; round < 40; round++) {
+        struct st_ranges r;
+        st_ranges_init(&r, zalloc, release);
+        for (size_t i = 0; i < SIZE; i++)
+            seen[i] = 0;
+        for (int op = 0; op < 3000; op++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            uint64_t start = x % SIZE;
+            uint64_t len = (x >> 20) % (round % 4 == 0 ? 600 : 40);
+            if (start + len > SIZE)
+                len = SIZE - start;
+            uint64_t expect = 0;
+            for (uint64_t b = start; b < start + len; b++) {
+                expect += seen[b];
+                seen[b] = 1;
+            }
+            assert_int_equal(st_ranges_add(&r, start, len), expect);
+        }
+        /* The ranges are exactly the maximal runs of the map. */
+        size_t k = 0;
+        for (size_t b = 0; b < SIZE;) {
+            if (!seen[b]) {
+                b++;
+                continue;
+            }
+            size_t e = b;
+            while (e < SIZE && seen[e])
+                e++;
+            assert_true(k < st_ranges_count(&r));
+            assert_int_equal(st_ranges_at(&r, k).start, b);
+            assert_int_equal(st_ranges_at(&r, k).end, e);
+            k++;
+            b = e;
+        }
+        assert_int_equal(k, st_ranges_count(&r));
+        assert_false(st_ranges_full(&r));
+        st_ranges_free(&r);
+    }
+}
+
+static void clear_keeps_chunks_for_reuse(void **state)
+{
+    struct st_ranges *r = *state;
+    for (uint64_t i = 0; i < 1000; i++)
+        st_ranges_add(r, i * 10, 5);
+    st_ranges_clear(r);
+    assert_int_equal(st_ranges_count(r), 0);
+    assert_non_null(r->free);
+    for (uint64_t i = 0; i < 1000; i++)
+        assert_int_equal(st_ranges_add(r, i * 10 + 1, 5), 0);
+    assert_int_equal(st_ranges_count(r), 1000);
+    assert_int_equal(st_ranges_add(r, 0, 10000), 5000);
+}
+
+static int allocs_left;
+static void *alloc_a_few(size_t n)
+{
+    return allocs_left-- > 0 ? calloc(1, n) : NULL;
+}
+
+static void running_out_midway_says_full_and_never_overcounts(void **state)
+{
+    (void)state;
+    struct st_ranges r;
+    allocs_left = 3; /* the chunk-pointer array and two chunks */
+    st_ranges_init(&r, alloc_a_few, release);
+    for (uint64_t i = 0; i < 1000; i++)
+        assert_int_equal(st_ranges_add(&r, i * 10, 5), 0);
+    assert_true(st_ranges_full(&r));
+    assert_int_equal(st_ranges_count(&r), 2 * ST_RANGES_CHUNK);
+    /* Bytes it could not keep are not counted again; the ones it kept are. */
+    uint64_t again = 0;
+    for (uint64_t i = 0; i < 1000; i++)
+        again += st_ranges_add(&r, i * 10, 5);
+    assert_int_equal(again, 2 * ST_RANGES_CHUNK * 5);
+    st_ranges_free(&r);
 }
 
 int main(void)
@@ -125,6 +241,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(clear_forgets, setup, teardown),
         cmocka_unit_test_setup_teardown(zero_length_changes_nothing, setup, teardown),
         cmocka_unit_test(out_of_memory_undercounts_never_overcounts),
+        cmocka_unit_test_setup_teardown(many_ranges_split_and_fold_across_chunks, setup, teardown),
+        cmocka_unit_test(random_reads_match_a_byte_map),
+        cmocka_unit_test_setup_teardown(clear_keeps_chunks_for_reuse, setup, teardown),
+        cmocka_unit_test(running_out_midway_says_full_and_never_overcounts),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

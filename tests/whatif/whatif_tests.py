@@ -159,6 +159,54 @@ def case_text_and_usage(a, tmp):
     expect("no stdio reads recorded on files matching --file" in out, out)
 
 
+def library_report(a, tmp, cmd, name, **env_extra):
+    """The JSON report a plain preloaded run writes at exit."""
+    out = os.path.join(tmp, name + ".json")
+    env = dict(os.environ, LD_PRELOAD=a.lib, SEEKTRACE_FORMAT="json", SEEKTRACE_OUTPUT=out,
+               **env_extra)
+    env.pop("SEEKTRACE_TRACE", None)
+    run(cmd, env=env)
+    with open(out) as f:
+        return json.load(f)
+
+
+def case_exit_line(a, tmp):
+    """The report at exit predicts what a 4 KiB buffer would read, and the
+    prediction equals a real run with a 4 KiB buffer."""
+    data = os.path.join(tmp, "demo.dat")
+    big = [a.demo, data, "--seeks", "2000", "--buffer", "131072"]
+    run(big)
+    rep = library_report(a, tmp, big, "big")
+    (f,) = [f for f in rep["files"] if f["path"] == data]
+    at4k = library_report(a, tmp, big, "at4k", SEEKTRACE_BUFSIZE="4096")
+    (g,) = [g for g in at4k["files"] if g["path"] == data]
+    print(f"predicted at 4 KiB {f['whatif_4k_kernel_read_bytes']}, measured {g['kernel_read_bytes']}"
+          f", recorded {f['whatif_4k_recorded_bytes']}")
+    expect(f["whatif_4k_recorded_bytes"] == f["kernel_read_bytes"] > 0, f"{f}")
+    expect(f["whatif_4k_kernel_read_bytes"] == g["kernel_read_bytes"], f"{f} vs {g}")
+    # The text report says it, once, with the ratio.
+    txt = os.path.join(tmp, "big.txt")
+    env = dict(os.environ, LD_PRELOAD=a.lib, SEEKTRACE_OUTPUT=txt)
+    run(big, env=env)
+    with open(txt) as fh:
+        text = fh.read()
+    lines = [l for l in text.splitlines() if "a 4 KiB buffer would read" in l]
+    ratio = f["kernel_read_bytes"] / g["kernel_read_bytes"]
+    expect(len(lines) == 1 and f"{round(ratio)}x fewer bytes" in lines[0] and "predicted" in lines[0],
+           f"ratio {ratio:.1f}: {lines}\n{text}")
+    expect("for the same reads, predicted)" in text, text)
+    # A 4 KiB stream has nothing to save: no line, no figures.
+    small = [a.demo, data, "--seeks", "2000", "--buffer", "4096"]
+    rep = library_report(a, tmp, small, "small")
+    (f,) = [f for f in rep["files"] if f["path"] == data]
+    expect(f["whatif_4k_kernel_read_bytes"] == 0 == f["whatif_4k_recorded_bytes"], f"{f}")
+    # A trace's report says the same, from its footer and rebuilt from its events.
+    trace = record(a, tmp, big)
+    a1, _ = run([a.seektrace, "report", trace])
+    a2, _ = run([a.seektrace, "report", "--from-events", trace])
+    expect(a1 == a2 and lines[0] in a1.splitlines(), f"{a1}\n---\n{a2}")
+
+
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 for _w in ("demo", "getc", "fgets", "getline", "fread10k", "mixed", "ftell", "eof", "ungetc",
            "random"):
