@@ -910,18 +910,11 @@ def unsupported_static(ctx):
     return problems
 
 
-def sigkill(ctx):
-    print("SKIP: SIGKILL cannot be caught; what it leaves is the trace file on disk "
-          "(SEEKTRACE_TRACE, read by `seektrace report`), tested with the trace writer")
-    return None
-
-
 CASES = {
     "threads.strace": lambda c: threads(c, 1500, True),
     "threads.million": lambda c: threads(c, 62500, False),
     "exit.sigterm_external": sigterm_external,
     "exit.threads_sigterm": threads_sigterm,
-    "exit.sigkill": sigkill,
     "signals.disguise": signals_disguise,
     "signals.python": signals_python,
     "hostile.rlimit_nofile": lambda c: rlimit_case(c, "rlimit_nofile", True),
