@@ -7,9 +7,6 @@
 #include "sync.h"
 #include "trace_writer.h"
 
-/* glibc's _IO_IN_BACKUP: the get area is ungetc's backup buffer. */
-#define IO_IN_BACKUP 0x100
-
 /* Bytes consumed since the mark, when that can be known. */
 static uint64_t consumed(const struct st_stream *s, const FILE *fp, int refill)
 {
@@ -23,7 +20,7 @@ static uint64_t consumed(const struct st_stream *s, const FILE *fp, int refill)
      * have since gone back to the main get area where ungetc parked it —
      * which they do only once the backup is read to its end. */
     if (refill && s->backup_end && s->win_base != fp->_IO_read_base &&
-        !(fp->_flags & IO_IN_BACKUP) && fp->_IO_read_base == s->parked_base &&
+        !(fp->_flags & ST_IO_IN_BACKUP) && fp->_IO_read_base == s->parked_base &&
         s->mark <= s->backup_end && p >= fp->_IO_read_base && p <= fp->_IO_read_end)
         return (uint64_t)(s->backup_end - s->mark) + (uint64_t)(p - fp->_IO_read_base);
     /* Otherwise the buffer moved where we could not see (a seek dropped
@@ -36,7 +33,7 @@ static uint64_t consumed(const struct st_stream *s, const FILE *fp, int refill)
 static void note_window(struct st_stream *s, const FILE *fp)
 {
     s->win_base = fp->_IO_read_base;
-    if (fp->_flags & IO_IN_BACKUP) {
+    if (fp->_flags & ST_IO_IN_BACKUP) {
         s->backup_end = fp->_IO_read_end;
         s->parked_base = fp->_IO_save_base;
     } else {

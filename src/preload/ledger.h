@@ -16,6 +16,10 @@
 
 struct st_stream;
 
+/* glibc's _IO_IN_BACKUP flag (libio.h, not installed): the get area is
+ * ungetc's backup buffer, not the stream's own. */
+#define ST_IO_IN_BACKUP 0x100
+
 /* Books the bytes consumed since the mark, to the site that set it, and
  * returns how many. */
 uint64_t st_ledger_sync(struct st_stream *s, FILE *fp);

@@ -12,9 +12,6 @@
 #include "thread_state.h"
 #include "trace_writer.h"
 
-/* glibc's _IO_IN_BACKUP: the read pointers are in ungetc's backup area. */
-#define IO_IN_BACKUP 0x100
-
 /* One operation of s: to its 4 KiB what-if, and to the trace. */
 static void emit(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x)
 {
@@ -155,7 +152,7 @@ void st_op_open(struct st_stream *s, const char *mode, int new_description)
  * just before the read position; the model needs to know which case ran. */
 int st_op_ungetc_matches(FILE *fp, int ch)
 {
-    return fp && !(fp->_flags & IO_IN_BACKUP) && fp->_IO_read_ptr > fp->_IO_read_base &&
+    return fp && !(fp->_flags & ST_IO_IN_BACKUP) && fp->_IO_read_ptr > fp->_IO_read_base &&
            (unsigned char)fp->_IO_read_ptr[-1] == (unsigned char)ch;
 }
 
