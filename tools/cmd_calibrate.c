@@ -6,7 +6,6 @@
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -46,22 +45,6 @@ struct opts {
     int quick, print, json;
     const char *output;
 };
-
-/* "seektrace calibrate: ..." on one line; returns the exit status 2. */
-static int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int fail(const char *fmt, ...)
-{
-    char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    for (char *c = line; *c; c++)
-        if (*c == '\n')
-            *c = ' ';
-    fprintf(stderr, "%s calibrate: %s\n", st_prog, line);
-    return EXIT_BAD_INPUT;
-}
 
 static void parse_args(struct opts *o, int argc, char **argv)
 {
@@ -160,21 +143,24 @@ int cmd_calibrate(int argc, char **argv)
     char dflt[PATH_MAX], err[PATH_MAX + 256];
     const char *path = o.output ? o.output : dflt;
     if (!o.output && st_cost_default_path(dflt, sizeof dflt) != 0)
-        return fail("neither $XDG_CACHE_HOME nor $HOME names a directory for the calibration; "
-                    "give --output PATH");
+        return tool_cmd_error("calibrate",
+                              "neither $XDG_CACHE_HOME nor $HOME names a directory for the "
+                              "calibration; give --output PATH");
     struct st_cost_model m;
     struct cost_measurement measured, *got = NULL;
     if (o.print) {
         if (st_cost_load(&m, path, err, sizeof err) != 0)
-            return errno == ENOENT ? fail("no calibration at %s: run 'seektrace calibrate'", path)
-                                   : fail("%s", err);
+            return errno == ENOENT
+                       ? tool_cmd_error("calibrate", "no calibration at %s: run 'seektrace "
+                                                     "calibrate'", path)
+                       : tool_cmd_error("calibrate", "%s", err);
     } else {
         if (cost_measure(o.quick, &measured, err, sizeof err) != 0)
-            return fail("%s", err);
+            return tool_cmd_error("calibrate", "%s", err);
         m = measured.model;
         name_source(&m, o.quick);
         if (st_cost_save(&m, path, err, sizeof err) != 0)
-            return fail("%s", err);
+            return tool_cmd_error("calibrate", "%s", err);
         got = &measured;
     }
     if (o.json)
@@ -182,6 +168,6 @@ int cmd_calibrate(int argc, char **argv)
     else
         print_text(&m, path, got);
     if (fflush(stdout) != 0)
-        return fail("cannot write the output: %s", strerror(errno));
+        return tool_cmd_error("calibrate", "cannot write the output: %s", strerror(errno));
     return 0;
 }

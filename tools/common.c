@@ -20,32 +20,45 @@
 
 const char *st_prog = "seektrace";
 
-void tool_warn(const char *fmt, ...)
+/* "PREFIX: message" on stderr, always one line: a message quoting a file
+ * name or a system error never breaks it. */
+static void vline(const char *prefix, const char *fmt, va_list ap)
 {
     char line[1024];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
     for (char *c = line; *c; c++)
         if (*c == '\n')
             *c = ' ';
-    fprintf(stderr, "%s: %s\n", st_prog, line);
+    fprintf(stderr, "%s: %s\n", prefix, line);
+}
+
+void tool_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vline(st_prog, fmt, ap);
+    va_end(ap);
 }
 
 void tool_bad_input(const char *fmt, ...)
 {
-    char line[1024];
     va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(line, sizeof line, fmt, ap);
-    va_end(ap);
-    for (char *c = line; *c; c++)
-        if (*c == '\n')
-            *c = ' ';
     progress_end();
-    fprintf(stderr, "%s: %s\n", st_prog, line);
+    va_start(ap, fmt);
+    vline(st_prog, fmt, ap);
+    va_end(ap);
     exit(EXIT_BAD_INPUT);
+}
+
+int tool_cmd_error(const char *cmd, const char *fmt, ...)
+{
+    char prefix[64];
+    va_list ap;
+    snprintf(prefix, sizeof prefix, "%s %s", st_prog, cmd);
+    va_start(ap, fmt);
+    vline(prefix, fmt, ap);
+    va_end(ap);
+    return EXIT_BAD_INPUT;
 }
 
 void tool_usage_error(const char *cmd, const char *fmt, ...)

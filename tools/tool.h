@@ -26,6 +26,8 @@ extern const char *st_prog; /* "seektrace" */
 void tool_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* One line on stderr, then exit(2). */
 _Noreturn void tool_bad_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* "seektrace CMD: ..." on one line; returns 2, the exit status to give. */
+int tool_cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "seektrace CMD: ...; try 'seektrace CMD --help'", exit(2). */
 _Noreturn void tool_usage_error(const char *cmd, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
