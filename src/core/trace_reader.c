@@ -589,6 +589,21 @@ int st_trace_next(struct st_trace_reader *r, struct st_trace_event *ev,
             ev->str_len = (size_t)v;                                                 \
             p += v;                                                                  \
         } while (0)
+/* A stream's buffer, as STREAM_DEF and BUF carry it. */
+#define BUFFER()                                                                     \
+        do {                                                                         \
+            U(ev->buffer_size);                                                      \
+            U(ev->requested_buffer_size);                                            \
+            BYTE(cb);                                                                \
+            ev->buf_mode = cb & 15;                                                  \
+            ev->buf_origin = cb >> 4;                                                \
+            if (ev->buf_mode > ST_TRACE_BUF_NONE ||                                  \
+                ev->buf_origin > ST_TRACE_ORIGIN_SIZE_IGNORED) {                     \
+                why = "an unknown buffer mode";                                      \
+                goto corrupt;                                                        \
+            }                                                                        \
+            CAVEAT();                                                                \
+        } while (0)
 #define TIME()                                                                       \
         do {                                                                         \
             U(dt);                                                                   \
@@ -624,30 +639,12 @@ int st_trace_next(struct st_trace_reader *r, struct st_trace_event *ev,
             }
             ev->fd = (int)fd;
             U(ev->ordinal);
-            U(ev->buffer_size);
-            U(ev->requested_buffer_size);
-            BYTE(cb);
-            ev->buf_mode = cb & 15;
-            ev->buf_origin = cb >> 4;
-            if (ev->buf_mode > ST_TRACE_BUF_NONE || ev->buf_origin > ST_TRACE_ORIGIN_SIZE_IGNORED) {
-                why = "an unknown buffer mode";
-                goto corrupt;
-            }
-            CAVEAT();
+            BUFFER();
             break;
         }
         case ST_EV_BUF:
             ID(ev->id);
-            U(ev->buffer_size);
-            U(ev->requested_buffer_size);
-            BYTE(cb);
-            ev->buf_mode = cb & 15;
-            ev->buf_origin = cb >> 4;
-            if (ev->buf_mode > ST_TRACE_BUF_NONE || ev->buf_origin > ST_TRACE_ORIGIN_SIZE_IGNORED) {
-                why = "an unknown buffer mode";
-                goto corrupt;
-            }
-            CAVEAT();
+            BUFFER();
             break;
         case ST_EV_CALL:
             TIME();

@@ -211,35 +211,26 @@ static size_t count_args(const char *arg0, va_list ap)
         argv[n] = NULL;                                                              \
     } while (0)
 
-ST_EXPORT(int, execl, (const char *path, const char *arg, ...))
-{
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = count_args(arg, ap);
-    va_end(ap);
-    char *argv[n + 1];
-    va_start(ap, arg);
-    COLLECT_ARGS(argv, n, arg, ap);
-    va_end(ap);
-    if (!arg)
-        argv[0] = NULL;
-    return st_wrap_execv(path, argv);
-}
-
-ST_EXPORT(int, execlp, (const char *file, const char *arg, ...))
-{
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = count_args(arg, ap);
-    va_end(ap);
-    char *argv[n + 1];
-    va_start(ap, arg);
-    COLLECT_ARGS(argv, n, arg, ap);
-    va_end(ap);
-    if (!arg)
-        argv[0] = NULL;
-    return st_wrap_execvp(file, argv);
-}
+/* execl and execlp: the list becomes a vector (on the stack: exec may not
+ * allocate after vfork), then their v twin does the work. */
+#define EXEC_LIST(name, first, vname)                                                \
+    ST_EXPORT(int, name, (const char *first, const char *arg, ...))                  \
+    {                                                                                \
+        va_list ap;                                                                  \
+        va_start(ap, arg);                                                           \
+        size_t n = count_args(arg, ap);                                              \
+        va_end(ap);                                                                  \
+        char *argv[n + 1];                                                           \
+        va_start(ap, arg);                                                           \
+        COLLECT_ARGS(argv, n, arg, ap);                                              \
+        va_end(ap);                                                                  \
+        if (!arg)                                                                    \
+            argv[0] = NULL;                                                          \
+        return vname(first, argv);                                                   \
+    }
+EXEC_LIST(execl, path, st_wrap_execv)
+EXEC_LIST(execlp, file, st_wrap_execvp)
+#undef EXEC_LIST
 
 ST_EXPORT(int, execle, (const char *path, const char *arg, ...))
 {

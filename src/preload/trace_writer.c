@@ -794,6 +794,33 @@ static uint64_t ordinal(const struct st_stream *s)
     return after;
 }
 
+/* A stream's buffer as last recorded, and as STREAM_DEF and BUF encode it:
+ * u size, u requested size, b mode|origin<<4, u len, bytes caveat. */
+static void note_buffer(struct target *e, const struct st_stream *s)
+{
+    e->buf_size = s->buffer_size;
+    e->buf_requested = s->requested_buffer_size;
+    e->buf_mode = buf_byte(s);
+    e->caveat = s->caveat;
+}
+
+static size_t caveat_len(const struct target *e)
+{
+    return e->caveat ? bounded_len(e->caveat, MAX_LABEL) : 0;
+}
+
+static uint8_t *put_buffer(uint8_t *p, const struct target *e)
+{
+    size_t clen = caveat_len(e);
+    p = st_put_u(p, e->buf_size);
+    p = st_put_u(p, e->buf_requested);
+    *p++ = (uint8_t)e->buf_mode;
+    p = st_put_u(p, clen);
+    if (clen)
+        memcpy(p, e->caveat, clen);
+    return p + clen;
+}
+
 static uint32_t stream_id(struct tw *t, const struct st_stream *s)
 {
     int fresh;
@@ -802,12 +829,8 @@ static uint32_t stream_id(struct tw *t, const struct st_stream *s)
         return 0;
     if (fresh) {
         uint32_t fid = file_id(t, s->file);
-        e->buf_size = s->buffer_size;
-        e->buf_requested = s->requested_buffer_size;
-        e->buf_mode = buf_byte(s);
-        e->caveat = s->caveat;
-        size_t clen = e->caveat ? bounded_len(e->caveat, MAX_LABEL) : 0;
-        uint8_t *p = reserve(t, 2 + 8 * ST_VARINT_MAX + clen);
+        note_buffer(e, s);
+        uint8_t *p = reserve(t, 2 + 8 * ST_VARINT_MAX + caveat_len(e));
         if (!p) {
             lost();
             return e->id;
@@ -817,13 +840,7 @@ static uint32_t stream_id(struct tw *t, const struct st_stream *s)
         p = st_put_u(p, fid);
         p = st_put_s(p, s->fd);
         p = st_put_u(p, ordinal(s));
-        p = st_put_u(p, e->buf_size);
-        p = st_put_u(p, e->buf_requested);
-        *p++ = (uint8_t)e->buf_mode;
-        p = st_put_u(p, clen);
-        if (clen)
-            memcpy(p, e->caveat, clen);
-        commit(t, p + clen);
+        commit(t, put_buffer(p, e));
     }
     return e->id;
 }
@@ -1119,22 +1136,12 @@ void st_trace_buffer_(struct st_stream *s)
         stream_id(t, s);
     } else if (e->buf_size != s->buffer_size || e->buf_requested != s->requested_buffer_size ||
                e->buf_mode != buf_byte(s) || e->caveat != s->caveat) {
-        e->buf_size = s->buffer_size;
-        e->buf_requested = s->requested_buffer_size;
-        e->buf_mode = buf_byte(s);
-        e->caveat = s->caveat;
-        size_t clen = e->caveat ? bounded_len(e->caveat, MAX_LABEL) : 0;
-        uint8_t *p = reserve(t, EVENT_MAX + clen);
+        note_buffer(e, s);
+        uint8_t *p = reserve(t, EVENT_MAX + caveat_len(e));
         if (p) {
             *p++ = ST_EV_BUF;
             p = st_put_u(p, e->id);
-            p = st_put_u(p, e->buf_size);
-            p = st_put_u(p, e->buf_requested);
-            *p++ = (uint8_t)e->buf_mode;
-            p = st_put_u(p, clen);
-            if (clen)
-                memcpy(p, e->caveat, clen);
-            commit(t, p + clen);
+            commit(t, put_buffer(p, e));
         } else {
             lost();
         }

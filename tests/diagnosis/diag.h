@@ -14,27 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Exit status 2: the program itself broke (bad arguments, missing file). */
-__attribute__((noreturn)) static inline void die(const char *what)
-{
-    perror(what);
-    exit(2);
-}
+#include "../test_prog.h"
 
-__attribute__((noreturn)) static inline void usage(const char *text)
-{
-    fprintf(stderr, "usage: %s\n", text);
-    exit(2);
-}
-
-static inline long arg_long(const char *s)
-{
-    char *end;
-    long v = strtol(s, &end, 0);
-    if (*s == '\0' || *end != '\0')
-        usage("numeric argument expected");
-    return v;
-}
 
 /* print_counts("fseeks", 3L, "delivered", 48L, (char *)0): one JSON object
  * line of long values; exit status 0 only if it got out. */

@@ -36,6 +36,17 @@ struct expect {
     uint64_t reads, bytes, lseeks, fstats;
 };
 
+static struct st_model run_cfg(const struct st_model_config *cfg,
+                               const struct st_model_op *ops, size_t n)
+{
+    struct st_model m;
+
+    st_model_init(&m, cfg);
+    for (size_t i = 0; i < n; i++)
+        st_model_step(&m, &ops[i]);
+    return m;
+}
+
 static struct st_model run_with(enum st_model_buffering buffering,
                                 uint64_t bufsize, uint64_t file_size,
                                 const struct st_model_op *ops, size_t n)
@@ -43,12 +54,7 @@ static struct st_model run_with(enum st_model_buffering buffering,
     struct st_model_config cfg = {
         .file_size = file_size, .bufsize = bufsize, .buffering = buffering
     };
-    struct st_model m;
-
-    st_model_init(&m, &cfg);
-    for (size_t i = 0; i < n; i++)
-        st_model_step(&m, &ops[i]);
-    return m;
+    return run_cfg(&cfg, ops, n);
 }
 
 static void check(const struct st_model *m, struct expect e)
@@ -465,20 +471,15 @@ static void test_assumed_end_reads_are_counted(void **state)
         .file_size = 5000, .bufsize = 4096, .buffering = ST_M_BUF_USER,
         .size_is_lower_bound = true
     };
-    struct st_model m;
     struct st_model_op ops[] = { OPEN, FSEEK(100, SEEK_SET), FREAD(10), FSEEK(4900, SEEK_SET),
                                  FREAD(10) };
-    st_model_init(&m, &cfg);
-    for (size_t i = 0; i < N_OPS(ops); i++)
-        st_model_step(&m, &ops[i]);
+    struct st_model m = run_cfg(&cfg, ops, N_OPS(ops));
     /* read(100) exact up to the first target, read(4096) for the fread,
      * read(4096) at 4096 that the assumed end cuts to 904 bytes */
     assert_int_equal(m.cost.read_syscalls, 3);
     assert_int_equal(m.cost.assumed_end_reads, 1);
     cfg.size_is_lower_bound = false;
-    st_model_init(&m, &cfg);
-    for (size_t i = 0; i < N_OPS(ops); i++)
-        st_model_step(&m, &ops[i]);
+    m = run_cfg(&cfg, ops, N_OPS(ops));
     assert_int_equal(m.cost.assumed_end_reads, 0);
 }
 

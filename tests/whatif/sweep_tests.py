@@ -9,24 +9,16 @@ report the library itself prints when the demo runs with SEEKTRACE_BUFSIZE
 128 KiB buffer reads ~32x the kernel bytes of a 4 KiB one on random seeks).
 Exit 0 pass, 1 fail.
 """
-import argparse
 import glob
 import json
 import os
 import subprocess
 import sys
-import tempfile
+
+from harness import expect
+import harness
 
 SEEKS = "2000"
-
-
-class Failure(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Failure(what)
 
 
 def demo_cmd(a, data):
@@ -111,22 +103,5 @@ def case_usage(a, tmp):
 CASES = {n[5:]: f for n, f in globals().items() if n.startswith("case_")}
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--seektrace", required=True)
-    p.add_argument("--lib", required=True)
-    p.add_argument("--demo", required=True)
-    p.add_argument("case", choices=sorted(CASES))
-    a = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix="st-sweep-") as tmp:
-        try:
-            CASES[a.case](a, tmp)
-        except Failure as e:
-            print(f"FAIL {a.case}: {e}")
-            return 1
-    print(f"ok {a.case}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(CASES, ["--seektrace", "--lib", "--demo"], "st-sweep-"))

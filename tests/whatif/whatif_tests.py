@@ -10,12 +10,13 @@ requires the predicted read syscalls, lseek syscalls and kernel bytes to equal
 the measured ones exactly. The workloads are tests/model/workload.c's, on the
 data files tests/model/validate.py makes. Exit 0 pass, 1 fail.
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
-import tempfile
+
+from harness import expect
+import harness
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "model"))
 from validate import WORKLOADS, make_files  # noqa: E402
@@ -23,15 +24,6 @@ from validate import WORKLOADS, make_files  # noqa: E402
 SIZES = [512 << i for i in range(12)]  # 512 B .. 1 MiB
 COST = "400,150,300,0.1"  # fixed, so that no calibration runs inside tests
 KEYS = ("read_syscalls", "lseek_syscalls", "kernel_read_bytes")
-
-
-class Failure(Exception):
-    pass
-
-
-def expect(cond, what):
-    if not cond:
-        raise Failure(what)
 
 
 def run(cmd, env=None, rc=0):
@@ -213,23 +205,5 @@ for _w in ("demo", "getc", "fgets", "getline", "fread10k", "mixed", "ftell", "eo
     CASES["workload_" + _w] = (lambda w: lambda a, tmp: check_workload(a, tmp, w))(_w)
 
 
-def main():
-    p = argparse.ArgumentParser()
-    p.add_argument("--seektrace", required=True)
-    p.add_argument("--lib", required=True)
-    p.add_argument("--demo", required=True)
-    p.add_argument("--workload", required=True)
-    p.add_argument("case", choices=sorted(CASES))
-    a = p.parse_args()
-    with tempfile.TemporaryDirectory(prefix="st-whatif-") as tmp:
-        try:
-            CASES[a.case](a, tmp)
-        except Failure as e:
-            print(f"FAIL {a.case}: {e}")
-            return 1
-    print(f"ok {a.case}")
-    return 0
-
-
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(harness.main(CASES, ["--seektrace", "--lib", "--demo", "--workload"], "st-whatif-"))

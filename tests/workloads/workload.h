@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <sys/stat.h>
 
+#include "../test_prog.h"
+
 struct tally {
     unsigned long long requested; /* bytes asked for (size*nmemb, count, …) */
     unsigned long long delivered; /* bytes received */
@@ -34,28 +36,6 @@ static inline int print_tally(const struct tally *t)
     return fflush(stdout) == 0 ? 0 : 1;
 }
 
-/* Exit status 2 marks a broken workload (bad arguments, missing file), never a
- * finding: the driver reports it as such. */
-__attribute__((noreturn)) static inline void die(const char *what)
-{
-    perror(what);
-    exit(2);
-}
-
-__attribute__((noreturn)) static inline void usage(const char *text)
-{
-    fprintf(stderr, "usage: %s\n", text);
-    exit(2);
-}
-
-static inline long arg_long(const char *s)
-{
-    char *end;
-    long v = strtol(s, &end, 0);
-    if (*s == '\0' || *end != '\0')
-        usage("numeric argument expected");
-    return v;
-}
 
 /* stat() rather than fseek(SEEK_END)+ftell: the size must not cost the stream
  * any syscall the test did not ask for. */
