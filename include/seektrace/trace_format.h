@@ -253,12 +253,14 @@ enum st_trace_kind {
  *   SIZE      F1 regular file: u size — glibc's own fstat of the stream's
  *             descriptor (never one of seektrace's)
  *   FREAD     u n: bytes asked for (size * nmemb)
- *   GETC_RUN  u n: bytes per-byte readers (getc, fgetc, getc_unlocked,
- *             scanf's reads) took in a row, one byte per call; emitted
- *             before the next op and at each refill
- *   GETC_EOF  a per-byte read found no byte (EOF or error)
+ *   GETC_RUN  u n: bytes the readers no wrapper sees (getc, fgetc,
+ *             getc_unlocked, fgets and its variants, scanf's reads) took in
+ *             a row; emitted before the next op and at each refill
+ *   GETC_EOF  such a reader found no byte (EOF or error)
  *   FGETS     F1 the line ends with '\n': u n (the size argument), u len
- *             (bytes stored; 0 when it returned NULL)
+ *             (bytes stored; 0 when it returned NULL). Written by
+ *             seektrace before 2026-11-30 (fgets was interposed then);
+ *             still read and replayed
  *   GETDELIM  F1 ends with the delimiter: u len (bytes stored; 0 on -1)
  *   UNGETC    F1 the byte equals the one just before the read position
  *   FSEEK     b whence, s offset (fsetpos: SEEK_SET)

@@ -15,6 +15,7 @@ void st_ranges_init(struct st_ranges *r, void *(*alloc)(size_t),
                     void (*release)(void *, size_t))
 {
     memset(r, 0, sizeof *r);
+    r->hint_c = SIZE_MAX;
     r->alloc = alloc;
     r->release = release;
 }
@@ -38,6 +39,7 @@ void st_ranges_clear(struct st_ranges *r)
     r->nchunks = 0;
     r->n = 0;
     r->full = 0;
+    r->hint_c = SIZE_MAX;
 }
 
 void st_ranges_free(struct st_ranges *r)
@@ -223,17 +225,39 @@ static void remove_after(struct st_ranges *r, size_t ci, size_t ii, size_t count
     }
 }
 
-uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len)
+/* The range the hint names, if the hint is still good. */
+static struct st_range *hinted(const struct st_ranges *r)
 {
-    if (len == 0)
-        return 0;
-    uint64_t end = start + len;
+    if (r->hint_c >= r->nchunks || r->hint_i >= r->chunks[r->hint_c]->n)
+        return NULL;
+    return &r->chunks[r->hint_c]->v[r->hint_i];
+}
+
+/* The start of the range after the hinted one, UINT64_MAX if it is last. */
+static uint64_t start_after_hint(const struct st_ranges *r)
+{
+    const struct st_range_chunk *c = r->chunks[r->hint_c];
+    if (r->hint_i + 1 < c->n)
+        return c->v[r->hint_i + 1].start;
+    return r->hint_c + 1 < r->nchunks ? r->chunks[r->hint_c + 1]->v[0].start : UINT64_MAX;
+}
+
+/* The general case: find where [start, end) goes, count what it overlaps
+ * and fold what it touches. Out of line, so the hinted adds above (most of
+ * them: a read per refill) do not pay for its registers. */
+__attribute__((noinline)) static uint64_t add_located(struct st_ranges *r, uint64_t start,
+                                                      uint64_t end)
+{
+    uint64_t len = end - start;
     size_t ci, ii;
     locate(r, start, &ci, &ii);
     /* Bytes inside one known range (a block read again): all of it was
      * there, and the set does not change. */
-    if (ci < r->nchunks && r->chunks[ci]->v[ii].start <= start && r->chunks[ci]->v[ii].end >= end)
+    if (ci < r->nchunks && r->chunks[ci]->v[ii].start <= start && r->chunks[ci]->v[ii].end >= end) {
+        r->hint_c = ci;
+        r->hint_i = ii;
         return len;
+    }
 
     /* The ranges from (ci, ii) on that overlap or touch [start, end): count
      * the overlap, and fold them into the first. */
@@ -257,6 +281,9 @@ uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len)
     }
 
     if (folded == 0) {
+        /* Where the new range lands (a chunk may split, an earlier chunk
+         * take it) is insert_at's business: no hint. */
+        r->hint_c = SIZE_MAX;
         if (insert_at(r, ci, ii, (struct st_range){start, end}) != 0)
             r->full = 1;
         return overlap;
@@ -264,5 +291,29 @@ uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len)
     r->chunks[ci]->v[ii] = (struct st_range){lo, hi};
     if (folded > 1)
         remove_after(r, ci, ii, folded - 1);
+    /* remove_after only takes ranges after (ci, ii) and chunks after ci. */
+    r->hint_c = ci;
+    r->hint_i = ii;
     return overlap;
+}
+
+uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len)
+{
+    if (len == 0)
+        return 0;
+    uint64_t end = start + len;
+    /* [start, end) begins inside or right at the end of the hinted range:
+     * it is in it, or it extends it without reaching the next one. Ranges
+     * never touch, so no range before the hinted one is concerned. */
+    struct st_range *h = hinted(r);
+    if (h && h->start <= start && start <= h->end) {
+        if (end <= h->end)
+            return len;
+        if (start_after_hint(r) > end) {
+            uint64_t overlap = h->end - start;
+            h->end = end;
+            return overlap;
+        }
+    }
+    return add_located(r, start, end);
 }

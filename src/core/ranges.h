@@ -35,6 +35,10 @@ struct st_ranges {
     size_t n;                       /* ranges in all chunks */
     int full;                       /* a range could not be added */
     struct st_range_chunk *free;    /* emptied chunks, kept for reuse */
+    /* Where the last add left its range (hint_c == SIZE_MAX: unknown). A
+     * sequential reader extends that range, and a block read again usually
+     * lies in it: most adds look no further (ranges.c). */
+    size_t hint_c, hint_i;
     /* Returns zeroed-or-not memory of at least size bytes, or NULL. */
     void *(*alloc)(size_t size);
     /* May be NULL: memory is then never given back (an outgrown array of

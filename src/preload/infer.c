@@ -37,7 +37,7 @@ static int is_seek(enum st_call c)
 
 static int is_read(enum st_call c)
 {
-    return c == ST_CALL_FREAD || c == ST_CALL_FGETS || c == ST_CALL_GETLINE ||
+    return c == ST_CALL_FREAD || c == ST_CALL_GETLINE ||
            c == ST_CALL_FSCANF || c == ST_CALL_UNGETC;
 }
 

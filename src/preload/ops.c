@@ -106,14 +106,6 @@ void st_op_fread(FILE *fp, size_t size, size_t nmemb)
     returned(fp, ST_CALL_FREAD, ST_OP_FREAD, 0, n, 0);
 }
 
-void st_op_fgets(FILE *fp, int n, const char *result)
-{
-    /* A line holding NUL bytes reads as shorter: fgets cannot tell. */
-    size_t len = result ? strlen(result) : 0;
-    int newline = len > 0 && result[len - 1] == '\n';
-    returned(fp, ST_CALL_FGETS, ST_OP_FGETS, newline, n < 0 ? 0 : (uint64_t)n, (int64_t)len);
-}
-
 void st_op_getdelim(FILE *fp, char *const *line, ssize_t result, int delim)
 {
     uint64_t len = result > 0 ? (uint64_t)result : 0;

@@ -48,7 +48,6 @@ void st_ops_size(struct st_stream *s, int regular, uint64_t size);
 /* The wrapped call on fp has returned: book what it consumed, then record
  * it. Each names the ST_OP_* it records. */
 void st_op_fread(FILE *fp, size_t size, size_t nmemb);
-void st_op_fgets(FILE *fp, int n, const char *result);
 void st_op_getdelim(FILE *fp, char *const *line, ssize_t result, int delim);
 void st_op_fseek(FILE *fp, int64_t offset, int whence);
 void st_op_plain(FILE *fp, unsigned op); /* FTELL, REWIND, FFLUSH, CLEARERR */

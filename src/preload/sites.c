@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "libc_entry.h"
 #include "registry_lock.h"
 #include "thread_state.h"
 
@@ -120,6 +121,7 @@ struct walk {
     uintptr_t *out;
     int n, want, visited;
     uintptr_t from;
+    uintptr_t entry; /* the last runtime frame below the site */
     struct chain *chain; /* when set: the walk is recorded for the cache */
     int keyed;           /* the chain's key frame has been visited */
 };
@@ -214,8 +216,12 @@ static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
     if (w->n == 0) {
         if (w->from && pc == w->from)
             w->from = 0; /* the caller we were told about: look from here */
-        if (w->from || is_runtime(pc))
+        if (w->from)
             return _URC_NO_REASON;
+        if (is_runtime(pc)) {
+            w->entry = pc;
+            return _URC_NO_REASON;
+        }
     } else if (!pc || is_runtime(pc)) {
         return _URC_NO_REASON;
     }
@@ -234,9 +240,15 @@ static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
 __attribute__((noinline)) static struct st_site *walk_stack(uintptr_t from, struct chain *rec)
 {
     uintptr_t frames[ST_MAX_FRAMES];
-    struct walk w = {frames, 0, st_site_depth < 1 ? 1 : st_site_depth, 0, from, rec, 0};
+    struct walk w = {frames, 0, st_site_depth < 1 ? 1 : st_site_depth, 0, from, 0, rec, 0};
     _Unwind_Backtrace(walk_frame, &w);
     struct st_site *s = w.n ? intern(frames, w.n) : NULL;
+    if (s && !from && w.entry && !__atomic_load_n(&s->via_known, __ATOMIC_ACQUIRE)) {
+        /* Once per site, on the walk's slow path: dladdr names the
+         * library function the program called there. */
+        s->via = st_libc_entry_call(w.entry);
+        __atomic_store_n(&s->via_known, 1, __ATOMIC_RELEASE);
+    }
 #ifdef ST_UNWIND_CACHE
     /* Remembered only when the key frame was found, the walk was recorded
      * whole and ended where the stack or the wanted frames did. */

@@ -17,6 +17,7 @@
 
 #include <stdint.h>
 
+#include "counts.h"
 #include "report_model.h"
 
 #define ST_MAX_FRAMES 16
@@ -26,6 +27,11 @@ struct st_site {
     int nframes;  /* frames[0] == pc, then its callers */
     uintptr_t frames[ST_MAX_FRAMES];
     struct st_report_frame *symbols; /* filled at report time */
+    /* The stdio call the program made at the site, as far as a walk up the
+     * stack has told (the library function below the site: fgets, getc,
+     * ...); ST_CALL_OTHER until one has, or when it is none we know. */
+    enum st_call via;
+    int via_known;
     struct st_site *next_all;
     struct st_site *next_hash;
 };
@@ -39,6 +45,13 @@ struct st_site *st_site_from_caller(void *ra);
 
 /* The site of the current stack (unwinds). */
 struct st_site *st_site_here(void);
+
+/* The stdio call made at a site found by st_site_here, or `fallback` when
+ * no walk has named it (wrapped calls' sites are never walked for this). */
+static inline enum st_call st_site_via(const struct st_site *s, enum st_call fallback)
+{
+    return s && s->via_known && s->via != ST_CALL_OTHER ? s->via : fallback;
+}
 
 struct st_site *st_sites_first(void);
 

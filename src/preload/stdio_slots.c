@@ -69,12 +69,20 @@ static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallbac
         return 0;
     if (!t->in_call) {
         /* No interposed call is in progress: the slot tells what the program
-         * did (a getc refill, glibc's exit cleanup, ...), and the stack where. */
+         * did (a getc or fgets refill, glibc's exit cleanup, ...), and the
+         * stack where. A refill reads, so its site is needed anyway: found
+         * now, it also names the reader the program called there. */
         t->in_call = 2; /* 2: set here, cleared on leaving */
         t->call = st_in_exit_cleanup ? ST_CALL_EXIT : fallback;
         st_site_begin(st_in_exit_cleanup ? ST_SITE_NONE : ST_SITE_UNWIND);
+        if (refill && !st_in_exit_cleanup)
+            t->call = st_site_via(st_current_site(), fallback);
         st_trace_slot_begin(t->call);
     }
+    /* Nothing consumed since the mark (a wrapped call's slots, most of the
+     * time): the ledger has nothing to book. */
+    if (fp->_IO_read_ptr == s->mark && fp->_IO_read_base == s->win_base)
+        return 1;
     uint64_t consumed = refill ? st_ledger_sync_refill(s, fp) : st_ledger_sync(s, fp);
     /* Outside any wrapped call, consumption since the mark was per-byte
      * reads (a wrapped call books its own when it begins and ends). */
@@ -262,8 +270,9 @@ static off64_t hook_seek(FILE *fp, off64_t off, int whence)
     }
     int err = errno;
     st_self.busy++; /* a handler's stdio must not meet the caches half updated */
-    st_record_lseek(st_stream_counts(s), st_charge(ST_CALL_OTHER));
-    st_trace_lseek(st_stream_counts(s), st_charge(ST_CALL_OTHER), r);
+    struct st_counts *c = st_stream_counts(s);
+    st_record_lseek(c, st_charge(ST_CALL_OTHER));
+    st_trace_lseek(c, st_charge(ST_CALL_OTHER), r);
     if (r >= 0)
         st_desc_set(st_fd_get(fp->_fileno), r);
     st_self.busy--;

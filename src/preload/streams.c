@@ -173,8 +173,13 @@ void st_stream_closed(struct st_stream *s)
     __atomic_fetch_add(&st_stream_epoch, 1, __ATOMIC_ACQ_REL);
 }
 
-void st_stream_observe_buffer(struct st_stream *s, FILE *fp)
+void st_stream_observe_buffer_slow(struct st_stream *s, FILE *fp)
 {
+    s->seen_buf_base = fp->_IO_buf_base;
+    s->seen_buf_end = fp->_IO_buf_end;
+    s->seen_flags = fp->_flags;
+    s->seen_flags2 = fp->_flags2;
+    s->seen_mode = fp->_mode;
     if (fp->_IO_buf_base)
         s->buffer_size = (uint64_t)(fp->_IO_buf_end - fp->_IO_buf_base);
     int flags = fp->_flags;
@@ -189,9 +194,4 @@ void st_stream_observe_buffer(struct st_stream *s, FILE *fp)
         s->caveat = "mmap mode: glibc's own lseeks and the bytes delivered are not seen";
     else if (fp->_mode > 0)
         s->caveat = "wide-character stream: bytes delivered are not counted";
-}
-
-struct st_counts *st_stream_counts(struct st_stream *s)
-{
-    return st_counts_here(s, &s->cells);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "attribution.h"
 #include "counts.h"
 #include "report_model.h"
 #include "whatif_stream.h"
@@ -33,7 +34,10 @@ struct st_stream {
     char *backup_end;
     char *parked_base;
 
-    /* The buffer as last seen, and where it came from. */
+    /* The buffer as last seen, and where it came from; the FILE fields
+     * that told (st_stream_observe_buffer). */
+    char *seen_buf_base, *seen_buf_end;
+    int seen_flags, seen_flags2, seen_mode;
     uint64_t buffer_size;
     uint64_t requested_buffer_size;
     enum st_buf_mode mode;
@@ -69,9 +73,22 @@ struct st_stream *st_stream_current(FILE *fp);
 void st_stream_closed(struct st_stream *s);
 
 /* The stream's counts at the current call site. */
-struct st_counts *st_stream_counts(struct st_stream *s);
+static inline struct st_counts *st_stream_counts(struct st_stream *s)
+{
+    return st_counts_here(s, &s->cells);
+}
 
-/* Refreshes buffer size and mode from the FILE (called on slow paths). */
-void st_stream_observe_buffer(struct st_stream *s, FILE *fp);
+/* Refreshes buffer size, mode and origin from the FILE. Every read asks:
+ * the answer is recomputed only when the buffer or the flags have changed
+ * since the last time. */
+void st_stream_observe_buffer_slow(struct st_stream *s, FILE *fp);
+static inline void st_stream_observe_buffer(struct st_stream *s, FILE *fp)
+{
+    if (__builtin_expect(fp->_IO_buf_base != s->seen_buf_base || fp->_IO_buf_end != s->seen_buf_end ||
+                             fp->_flags != s->seen_flags || fp->_flags2 != s->seen_flags2 ||
+                             fp->_mode != s->seen_mode,
+                         0))
+        st_stream_observe_buffer_slow(s, fp);
+}
 
 #endif

@@ -125,6 +125,10 @@ struct tw {
      * in runs, and its id never changes within a trace. */
     const struct st_stream *op_stream;
     uint32_t op_stream_id;
+    /* The same for the cell the last event was aimed at: a call's events
+     * all go to one cell, so most never look up the shared table. */
+    const struct st_counts *event_cell;
+    uint32_t event_cell_id;
     /* decoder mirror */
     uint64_t last_ns;
     uint32_t target;
@@ -504,12 +508,11 @@ static int create_file(void)
 }
 
 /* The trace exists, creating it on first use. False when recording is off
- * for good (then st_trace_on is cleared too). */
-static int ensure_ready(void)
+ * for good (then st_trace_on is cleared too). The check inline, the rest
+ * (once per process) out of line. */
+__attribute__((noinline)) static int ensure_ready_slow(void)
 {
     int s = __atomic_load_n(&g.state, __ATOMIC_ACQUIRE);
-    if (s == READY)
-        return 1;
     if (s == IDLE && __atomic_compare_exchange_n(&g.state, &s, CREATING, 0, __ATOMIC_ACQ_REL,
                                                  __ATOMIC_ACQUIRE)) {
         int saved = errno;
@@ -523,6 +526,11 @@ static int ensure_ready(void)
     while ((s = __atomic_load_n(&g.state, __ATOMIC_ACQUIRE)) == CREATING)
         st_cpu_relax();
     return s == READY;
+}
+
+static inline int ensure_ready(void)
+{
+    return __atomic_load_n(&g.state, __ATOMIC_ACQUIRE) == READY || ensure_ready_slow();
 }
 
 /* Grows the file to at least `need` bytes. The file is reopened by name
@@ -621,14 +629,18 @@ static int new_chunk(struct tw *t)
     return 0;
 }
 
-/* Room for `need` bytes in the thread's chunk, or NULL (event lost). */
-static uint8_t *reserve(struct tw *t, size_t need)
+/* Room for `need` bytes in the thread's chunk, or NULL (event lost). A
+ * new chunk, once per CHUNK_SIZE of events, out of line. */
+__attribute__((noinline)) static uint8_t *reserve_in_new_chunk(struct tw *t)
 {
-    if (t->chunk && (size_t)(t->end - t->pos) >= need)
+    return new_chunk(t) == 0 ? t->pos : NULL;
+}
+
+static inline uint8_t *reserve(struct tw *t, size_t need)
+{
+    if (__builtin_expect(t->chunk && (size_t)(t->end - t->pos) >= need, 1))
         return t->pos;
-    if (new_chunk(t) != 0)
-        return NULL;
-    return t->pos;
+    return reserve_in_new_chunk(t);
 }
 
 static void commit(struct tw *t, uint8_t *p)
@@ -640,7 +652,7 @@ static void commit(struct tw *t, uint8_t *p)
 
 /* Entering the writer: the thread is busy (nothing a signal handler does
  * meanwhile is counted or recorded), the trace exists. */
-static struct tw *enter(void)
+static inline __attribute__((always_inline)) struct tw *enter(void)
 {
     if (!__atomic_load_n(&st_trace_on, __ATOMIC_ACQUIRE))
         return NULL;
@@ -656,6 +668,7 @@ static struct tw *enter(void)
         t->sys_t0 = 0;
         t->last_read = NULL;
         t->op_stream = NULL;
+        t->event_cell = NULL;
     }
     if (!ensure_ready()) {
         st_self.busy--;
@@ -1046,7 +1059,12 @@ static uint8_t *begin_event(struct tw **tp, struct st_counts *c, const struct st
     *tp = t;
     if (!t)
         return NULL;
-    uint32_t id = cell_id(t, c, hint);
+    uint32_t id = t->event_cell_id;
+    if (c != t->event_cell) {
+        id = cell_id(t, c, hint);
+        t->event_cell = id ? c : NULL;
+        t->event_cell_id = id;
+    }
     uint8_t *p = id ? reserve(t, EVENT_MAX) : NULL;
     if (!p) {
         lost();
@@ -1217,10 +1235,6 @@ void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_
         switch (op) {
         case ST_OP_OPEN:
             p = st_put_s(p, x);
-            break;
-        case ST_OP_FGETS:
-            p = st_put_u(p, n);
-            p = st_put_u(p, (uint64_t)x);
             break;
         case ST_OP_FSEEK:
             *p++ = (uint8_t)n;

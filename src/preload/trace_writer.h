@@ -142,7 +142,7 @@ ST_TRACE_FORWARD(write, (struct st_counts *c, ssize_t result), (c, result))
 ST_TRACE_FORWARD(close, (struct st_stream *s), (s))
 /* A stream operation (ST_OP_*, trace_format.h) for `seektrace whatif`:
  * flag is its F1; n its unsigned field (FSEEK: whence; OTHER: the call);
- * x its signed one (OPEN, FSEEK: offset; FGETS: bytes stored). */
+ * x its signed one (OPEN, FSEEK: offset). */
 ST_TRACE_FORWARD(op, (struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x),
                  (s, op, flag, n, x))
 /* The program's own read-family call: calls += 1, and requested/delivered

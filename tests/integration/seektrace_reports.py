@@ -59,6 +59,12 @@ def per_path(reports):
     return dict(sums)
 
 
+def reads_by(report, name, paths):
+    """How many read syscalls the report charges to calls named name on these paths."""
+    return sum(f["by_call"].get(name, {}).get("read_syscalls", 0)
+               for f in report["files"] if f["path"] in paths)
+
+
 def calls(report, name, paths):
     """How many calls named name the report counts on these paths."""
     return sum(f["calls"].get(name, 0) for f in report["files"] if f["path"] in paths)

@@ -2,7 +2,8 @@
 """Check seektrace's report for one workload against strace of the same run.
 
 usage: strace_compare.py --lib LIBSEEKTRACE [--stdin FILE] [--pipes]
-                         [--requested workload|syscalls] [--call NAME] [--keep]
+                         [--requested workload|syscalls] [--call NAME]
+                         [--reads-by NAME] [--keep]
                          -- COMMAND ARG...
 
 COMMAND's arguments (and --stdin) may name the data files as {bin} (4 MiB of
@@ -20,7 +21,10 @@ requested and delivered bytes must equal the command's own report summed over
 those files (--requested syscalls: each file's requested and delivered bytes
 must equal the count arguments and returns of its read/pread64 calls instead,
 for runtimes that read through their own buffers). --call NAME: the report's
-count of NAME calls must equal the workload's "calls". stdout, stderr and exit
+count of NAME calls must equal the workload's "calls". --reads-by NAME: for a
+reader seektrace does not interpose (getc, fgets), whose calls are not
+counted: every read syscall of the workload's process on those files must be
+charged to NAME (found by walking the stack). stdout, stderr and exit
 status must be those of the plain run: the library prints nothing else.
 
 Exit status: 0 all agree, 1 a mismatch or a broken run, 77 no strace (skipped).
@@ -59,6 +63,7 @@ def parse_args():
     parser.add_argument("--requested", choices=("workload", "syscalls"), default="workload",
                         help="what the report's requested/delivered bytes must equal")
     parser.add_argument("--call", help="report call name whose count must equal the workload's calls")
+    parser.add_argument("--reads-by", help="report call name every read syscall must be charged to")
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="extra setting for the instrumented run (e.g. SEEKTRACE_CAPTURE=inferred)")
@@ -144,6 +149,13 @@ def rows_for(args, paths, data_paths, reports, root_pid, strace_counts, tally):
     if args.call:
         rows.append((where, f"calls[{args.call}]", seektrace_reports.calls(root, args.call, paths),
                      "workload calls", tally["calls"]))
+    if args.reads_by:
+        reads = sum(f["read_syscalls"] for f in root_files)
+        rows.append((where, f"by_call[{args.reads_by}].read_syscalls",
+                     seektrace_reports.reads_by(root, args.reads_by, paths),
+                     "all its read syscalls there", reads))
+        if reads == 0:
+            rows.append((where, "read_syscalls", 0, "at least", 1))
     return rows
 
 

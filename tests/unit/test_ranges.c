@@ -101,6 +101,28 @@ static void zero_length_changes_nothing(void **state)
     assert_int_equal(st_ranges_count(r), 0);
 }
 
+/* The hinted range (the last one added to) is extended in place, but never
+ * up to a range after it: reaching one folds the two, as without a hint. */
+static void extending_the_last_range_stops_at_the_next(void **state)
+{
+    struct st_ranges *r = *state;
+    assert_int_equal(st_ranges_add(r, 10000, 100), 0);
+    for (uint64_t at = 0; at < 8192; at += 1024)
+        assert_int_equal(st_ranges_add(r, at, 1024), 0); /* sequential: one range */
+    assert_int_equal(st_ranges_count(r), 2);
+    assert_int_equal(st_ranges_add(r, 100, 50), 50);     /* inside the hinted range */
+    assert_int_equal(st_ranges_add(r, 8000, 1000), 192); /* extends it: 8192..9000 new */
+    assert_int_equal(st_ranges_count(r), 2);
+    assert_int_equal(st_ranges_add(r, 9000, 1000), 0);   /* now touches 10000: folds */
+    assert_int_equal(st_ranges_count(r), 1);
+    assert_int_equal(st_ranges_at(r, 0).start, 0);
+    assert_int_equal(st_ranges_at(r, 0).end, 10100);
+    assert_int_equal(st_ranges_add(r, 9500, 700), 600);  /* past the end: 10100..10200 */
+    assert_int_equal(st_ranges_at(r, 0).end, 10200);
+    st_ranges_clear(r);
+    assert_int_equal(st_ranges_add(r, 0, 10), 0);        /* the hint went with the set */
+}
+
 static void *failing_alloc(size_t n) { (void)n; return NULL; }
 
 static void out_of_memory_undercounts_never_overcounts(void **state)
@@ -240,6 +262,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(disjoint_ranges_stay_sorted, setup, teardown),
         cmocka_unit_test_setup_teardown(clear_forgets, setup, teardown),
         cmocka_unit_test_setup_teardown(zero_length_changes_nothing, setup, teardown),
+        cmocka_unit_test_setup_teardown(extending_the_last_range_stops_at_the_next, setup, teardown),
         cmocka_unit_test(out_of_memory_undercounts_never_overcounts),
         cmocka_unit_test_setup_teardown(many_ranges_split_and_fold_across_chunks, setup, teardown),
         cmocka_unit_test(random_reads_match_a_byte_map),
