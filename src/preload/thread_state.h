@@ -59,7 +59,7 @@ struct st_thread {
         void *ra;
         unsigned epoch;
         struct st_site *site;
-        const struct st_stream *stream;
+        struct st_stream *stream;
         struct st_cell *cell;
     } fast[8]; /* by ST_FAST_SLOT(ra) */
     /* One-entry cache of st_stream_current (streams.c): the stream at

@@ -125,10 +125,13 @@ struct tw {
      * in runs, and its id never changes within a trace. */
     const struct st_stream *op_stream;
     uint32_t op_stream_id;
-    /* The same for the cell the last event was aimed at: a call's events
-     * all go to one cell, so most never look up the shared table. */
-    const struct st_counts *event_cell;
-    uint32_t event_cell_id;
+    /* The same for the cells events were last aimed at (by address): a
+     * loop's calls go to a few cells, so most events never look up the
+     * shared table. */
+    struct {
+        const struct st_counts *cell;
+        uint32_t id;
+    } cell_ids[8];
     /* decoder mirror */
     uint64_t last_ns;
     uint32_t target;
@@ -668,7 +671,7 @@ static inline __attribute__((always_inline)) struct tw *enter(void)
         t->sys_t0 = 0;
         t->last_read = NULL;
         t->op_stream = NULL;
-        t->event_cell = NULL;
+        memset(t->cell_ids, 0, sizeof t->cell_ids);
     }
     if (!ensure_ready()) {
         st_self.busy--;
@@ -1059,11 +1062,12 @@ static uint8_t *begin_event(struct tw **tp, struct st_counts *c, const struct st
     *tp = t;
     if (!t)
         return NULL;
-    uint32_t id = t->event_cell_id;
-    if (c != t->event_cell) {
+    unsigned way = (unsigned)(((uintptr_t)c * 0x9E3779B97F4A7C15ull) >> 61);
+    uint32_t id = t->cell_ids[way].id;
+    if (c != t->cell_ids[way].cell) {
         id = cell_id(t, c, hint);
-        t->event_cell = id ? c : NULL;
-        t->event_cell_id = id;
+        t->cell_ids[way].cell = id ? c : NULL;
+        t->cell_ids[way].id = id;
     }
     uint8_t *p = id ? reserve(t, EVENT_MAX) : NULL;
     if (!p) {

@@ -67,13 +67,27 @@ void st_call_end(int began)
     }
 }
 
+/* A fast-path call whose stream's operations are traced or followed
+ * (ops.h): what st_call_begin does for them, with the cell already known. */
+__attribute__((noinline)) static int call_begin_recorded(enum st_call call, FILE *fp,
+                                                         const struct st_fast_call *f)
+{
+    struct st_thread *t = &st_self;
+    t->busy++;
+    st_trace_call_begin(&f->cell->counts, call);
+    st_ops_call_begins(f->stream, fp);
+    t->busy--;
+    return 3;
+}
+
 /* The fast path: this thread's last call on the same stream from the same
  * return address found its site and cell (st_call_begin), the stream is
- * still bound (epoch), inferred capture is off and the stream's operations
- * are neither traced nor followed (ops.h: nothing to record). Then the call
- * is marked and counted with a few loads and stores, the cell cache is
- * primed for the hooks inside it, and it ends without touching errno
- * (nothing on this path can change it). Returns 2 then, else what
+ * still bound (epoch) and inferred capture is off. Then the call is marked
+ * and counted with a few loads and stores and the cell cache is primed for
+ * the hooks inside it. When the stream's operations are neither traced nor
+ * followed (ops.h: nothing to record), it also ends without touching errno
+ * (nothing on this path can change it): 2. Otherwise the trace and the ops
+ * are told (call_begin_recorded): 3, ended like a slow-path call. Else what
  * st_call_begin returns. */
 static inline __attribute__((always_inline)) int call_begin_fast(enum st_call call, FILE *fp,
                                                                  void *caller)
@@ -89,7 +103,7 @@ static inline __attribute__((always_inline)) int call_begin_fast(enum st_call ca
         __atomic_signal_fence(__ATOMIC_SEQ_CST);
         if (__builtin_expect(fp == f->fp && caller == f->ra &&
                                  __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE) == f->epoch &&
-                                 !st_capture_inferred && !st_ops_wanted(f->stream),
+                                 !st_capture_inferred,
                              1)) {
             t->call = call;
             t->site = f->site;
@@ -97,7 +111,9 @@ static inline __attribute__((always_inline)) int call_begin_fast(enum st_call ca
             t->site_pending = 0;
             t->cached_cell = f->cell;
             st_add(&f->cell->counts.by_call[call].calls, 1);
-            return 2;
+            if (__builtin_expect(!st_ops_wanted(f->stream), 1))
+                return 2;
+            return call_begin_recorded(call, fp, f);
         }
         t->in_call = 0;
     }
