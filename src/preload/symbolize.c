@@ -4,11 +4,13 @@
 
 #include <dlfcn.h>
 #include <elfutils/libdwfl.h>
+#include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "arena.h"
+#include "elf_symtab.h"
 
 /* The libdwfl entry points we use, resolved from a dlopen'ed libdw. */
 static struct {
@@ -71,15 +73,91 @@ static int load_libdw(void)
     return dw.dwfl != NULL;
 }
 
-static void with_dladdr(uintptr_t pc, struct st_report_frame *f)
+static void with_dladdr(uintptr_t pc, const Dl_info *info, struct st_report_frame *f)
 {
-    Dl_info info;
-    if (!dladdr((void *)(pc - 1), &info))
-        return;
-    f->module = info.dli_fname ? st_strdup(info.dli_fname) : NULL;
-    f->offset = pc - (uintptr_t)info.dli_fbase;
-    if (!f->function && info.dli_sname)
-        f->function = st_strdup(info.dli_sname);
+    f->module = info->dli_fname ? st_strdup(info->dli_fname) : NULL;
+    f->offset = pc - (uintptr_t)info->dli_fbase;
+    if (info->dli_sname)
+        f->function = st_strdup(info->dli_sname);
+}
+
+/* Modules whose names come from their own symbol table (elf_symtab.h),
+ * by dli_fbase; elf NULL: libdw's. A program maps a few dozen objects at
+ * most; past the table, libdw answers. */
+#define MAX_MODULES 64
+static struct module {
+    uintptr_t base;
+    struct st_elf *elf;
+} modules[MAX_MODULES];
+static int nmodules;
+
+/* The loaded object holding an address, as the loader has it. */
+struct object {
+    uintptr_t addr;
+    int found;
+    const char *name;            /* "" for the main program */
+    const unsigned char *build_id; /* its note in memory */
+    size_t build_id_len;
+};
+
+static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    struct object *o = arg;
+    for (int i = 0; i < info->dlpi_phnum && !o->found; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        o->found = ph->p_type == PT_LOAD && o->addr - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz;
+    }
+    if (!o->found)
+        return 0;
+    o->name = info->dlpi_name;
+    for (int i = 0; i < info->dlpi_phnum && !o->build_id_len; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_NOTE)
+            o->build_id_len = st_elf_notes_build_id(
+                (const unsigned char *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz,
+                ph->p_align == 8 ? 8 : 4, &o->build_id);
+    }
+    return 1;
+}
+
+/* The module's file when it is the one loaded: libdw reads the file the
+ * mapping came from (/proc/PID/maps), while a path may since name another
+ * (an upgrade renames a new file over it), so the build IDs must agree. */
+static struct st_elf *open_module(const Dl_info *info, uintptr_t at)
+{
+    struct object o = {.addr = at};
+    dl_iterate_phdr(find_object, &o);
+    if (!o.found)
+        return NULL;
+    /* The main program's dli_fname is argv[0]; the kernel knows its file.
+     * A relative name (the vdso, or a dlopen relative to a directory the
+     * program may have left) is libdw's. */
+    const char *path = o.name[0] == '\0' ? "/proc/self/exe" : o.name;
+    if (path[0] != '/')
+        return NULL;
+    struct st_elf *e = st_elf_open(path, (uintptr_t)info->dli_fbase, "/usr/lib/debug");
+    const unsigned char *id;
+    if (e && (st_elf_build_id(e, &id) != o.build_id_len ||
+              memcmp(id, o.build_id, o.build_id_len) != 0)) {
+        st_elf_close(e);
+        e = NULL;
+    }
+    return e;
+}
+
+/* The name from the module's symbol table, or ST_ELF_LIBDW. */
+static enum st_elf_answer from_symtab(const Dl_info *info, uintptr_t at, const char **name)
+{
+    uintptr_t base = (uintptr_t)info->dli_fbase;
+    int i = 0;
+    while (i < nmodules && modules[i].base != base)
+        i++;
+    if (i == nmodules) {
+        if (nmodules == MAX_MODULES)
+            return ST_ELF_LIBDW;
+        modules[nmodules++] = (struct module){base, open_module(info, at)};
+    }
+    return modules[i].elf ? st_elf_addrname(modules[i].elf, at, name) : ST_ELF_LIBDW;
 }
 
 /* C++ names as a person writes them, when the process has a demangler
@@ -105,11 +183,27 @@ static const char *demangled(const char *name)
 void st_symbolize(uintptr_t pc, struct st_report_frame *f)
 {
     memset(f, 0, sizeof *f);
-    with_dladdr(pc, f);
-    if (!load_libdw())
-        return;
     /* A return address follows the call: look up the call itself. */
     Dwarf_Addr at = pc - 1;
+    /* A module without DWARF has no source lines for libdw to find, and
+     * its own symbol table gives libdw's names: loading libdw (some 2 ms)
+     * is only for the frames of the others. */
+    Dl_info info;
+    if (dladdr((void *)at, &info)) {
+        with_dladdr(pc, &info, f);
+        const char *name;
+        switch (from_symtab(&info, at, &name)) {
+        case ST_ELF_NAME:
+            f->function = demangled(name);
+            return;
+        case ST_ELF_NO_NAME:
+            return;
+        case ST_ELF_LIBDW:
+            break;
+        }
+    }
+    if (!load_libdw())
+        return;
     Dwfl_Module *m = dw.addrmodule(dw.dwfl, at);
     if (!m)
         return;
@@ -127,6 +221,9 @@ void st_symbolize(uintptr_t pc, struct st_report_frame *f)
 
 void st_symbolize_done(void)
 {
+    for (int i = 0; i < nmodules; i++)
+        st_elf_close(modules[i].elf);
+    nmodules = 0;
     if (dw.dwfl)
         dw.end(dw.dwfl);
     dw.dwfl = NULL;

@@ -1,8 +1,11 @@
 /* symbolize.h — turning return addresses into function, file and line.
  *
- * Done once, at report time, never on a hot path. Uses elfutils' libdwfl
- * (loaded with dlopen only then, so a traced program carries no libdw until
- * it exits) for DWARF line info and full symbol tables; without it, dladdr's
+ * Done once, at report time, never on a hot path. A frame in a module
+ * without DWARF (no debug sections, no /usr/lib/debug/.build-id file) is
+ * named from the module's own symbol table (elf_symtab.h), as libdwfl would
+ * name it. The others use elfutils' libdwfl (loaded with dlopen only then,
+ * and only when such a frame exists, so most traced programs never carry
+ * libdw) for DWARF line info and full symbol tables; without it, dladdr's
  * dynamic symbols and module+offset. */
 #ifndef SEEKTRACE_SYMBOLIZE_H
 #define SEEKTRACE_SYMBOLIZE_H
