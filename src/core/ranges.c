@@ -297,6 +297,14 @@ __attribute__((noinline)) static uint64_t add_located(struct st_ranges *r, uint6
     return overlap;
 }
 
+int st_ranges_last(const struct st_ranges *r, struct st_range *out)
+{
+    const struct st_range *h = hinted(r);
+    if (h)
+        *out = *h;
+    return h != NULL;
+}
+
 uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len)
 {
     if (len == 0)

@@ -56,6 +56,9 @@ uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len);
 
 int st_ranges_full(const struct st_ranges *r);
 
+/* The range the last add ended in, when that is known: 1 and *out set. */
+int st_ranges_last(const struct st_ranges *r, struct st_range *out);
+
 /* Forgets every range (the memory is kept for reuse). */
 void st_ranges_clear(struct st_ranges *r);
 

@@ -79,13 +79,38 @@ struct st_counts *st_file_direct(struct st_file *f)
     return st_counts_here(f, &f->direct_cells);
 }
 
+/* This thread's last range known to be read in a file. A file's ranges
+ * only grow until its accounts are reset, so a read inside that range is
+ * all re-read, and is counted without the lock or a write to anything
+ * shared: threads reading one file would otherwise pass its lock's cache
+ * line between them on every read. Callers are busy (record.h), so no
+ * signal handler's read meets it half written. */
+static __thread struct {
+    const struct st_file *file;
+    unsigned generation;
+    uint64_t start, end;
+} known __attribute__((tls_model("initial-exec")));
+
 uint64_t st_file_note_range(struct st_file *f, uint64_t offset, uint64_t len)
 {
     if (!f->seekable || len == 0)
         return 0;
+    uint64_t end = offset + len;
+    if (known.file == f && offset >= known.start && end <= known.end && end > offset &&
+        known.generation == __atomic_load_n(&f->ranges_generation, __ATOMIC_ACQUIRE))
+        return len;
     st_spin_lock(&f->ranges_lock);
     uint64_t overlap = st_ranges_add(&f->ranges, offset, len);
+    struct st_range last;
+    int in_last = st_ranges_last(&f->ranges, &last) && last.start <= offset && end <= last.end;
+    unsigned generation = f->ranges_generation;
     st_spin_unlock(&f->ranges_lock);
+    if (in_last) {
+        known.file = f;
+        known.generation = generation;
+        known.start = last.start;
+        known.end = last.end;
+    }
     return overlap;
 }
 
@@ -105,5 +130,6 @@ void st_files_reset(void)
         memset(&f->in_handler, 0, sizeof f->in_handler);
         st_ranges_clear(&f->ranges);
         f->ranges_lock.locked = 0;
+        __atomic_add_fetch(&f->ranges_generation, 1, __ATOMIC_RELEASE);
     }
 }

@@ -29,6 +29,7 @@ struct st_file {
     struct st_cell *direct_cells; /* the program's POSIX calls, by site */
     st_spin ranges_lock;
     struct st_ranges ranges;
+    unsigned ranges_generation; /* bumped whenever the ranges are forgotten */
     struct st_stream *streams; /* every stream ever opened on it */
     struct st_handler_counts in_handler;
     struct st_file *next_all;

@@ -145,6 +145,28 @@ def threads(ctx, ops, with_strace):
     return problems
 
 
+def threads_reread(ctx):
+    """Eight threads read shared.bin whole, then at random: the bytes read
+    again are all bytes read less the file's size, however they interleave
+    (each thread's own last known range, files.c, must never over- or
+    under-count)."""
+    path = os.path.join(ctx.data, "shared.bin")
+    rep = ctx.fresh("reports")
+    pre = ctx.preloaded([ctx.prog("rl_reread"), path, "8", "20000"], rep, timeout=120)
+    if pre.returncode != 0:
+        return [f"threads.reread: {rl.status_text(pre.returncode)}: {pre.stderr[:300]!r}"]
+    size = json.loads(pre.stdout)["size"]
+    figs = rl.report_figures(rl.load_reports(rep), ("kernel_read_bytes", "reread_bytes"))
+    f = next((v for (pid, p), v in figs.items() if p == path), None)
+    if f is None:
+        return [f"threads.reread: no report for {path}"]
+    want = f["kernel_read_bytes"] - size
+    ok = f["reread_bytes"] == want and f["kernel_read_bytes"] >= 8 * size
+    print(f"{'ok' if ok else 'MISMATCH':8} {path} reread_bytes={f['reread_bytes']} "
+          f"kernel_read_bytes={f['kernel_read_bytes']} - size {size} = {want}")
+    return [] if ok else [f"threads.reread: reread_bytes {f['reread_bytes']} != {want}"]
+
+
 # --- 3. processes ----------------------------------------------------------------
 
 def procs(ctx, mode):
@@ -913,6 +935,7 @@ def unsupported_static(ctx):
 CASES = {
     "threads.strace": lambda c: threads(c, 1500, True),
     "threads.million": lambda c: threads(c, 62500, False),
+    "threads.reread": threads_reread,
     "exit.sigterm_external": sigterm_external,
     "exit.threads_sigterm": threads_sigterm,
     "signals.disguise": signals_disguise,

@@ -119,7 +119,12 @@ static void extending_the_last_range_stops_at_the_next(void **state)
     assert_int_equal(st_ranges_at(r, 0).end, 10100);
     assert_int_equal(st_ranges_add(r, 9500, 700), 600);  /* past the end: 10100..10200 */
     assert_int_equal(st_ranges_at(r, 0).end, 10200);
+    struct st_range last;
+    assert_true(st_ranges_last(r, &last));
+    assert_int_equal(last.start, 0);
+    assert_int_equal(last.end, 10200);
     st_ranges_clear(r);
+    assert_false(st_ranges_last(r, &last));
     assert_int_equal(st_ranges_add(r, 0, 10), 0);        /* the hint went with the set */
 }
 
