@@ -52,11 +52,14 @@ static void *orig_overflow, *orig_underflow, *orig_uflow, *orig_xsgetn, *orig_de
 /* The stream a slot call concerns, or NULL to pass through untouched. */
 static struct st_stream *tracked(FILE *fp)
 {
-    if (st_self.busy || fp->_fileno < 0)
+    struct st_thread *t = &st_self;
+    if (t->busy || fp->_fileno < 0)
         return NULL;
-    st_self.busy++;
+    if (t->slot_depth && fp == t->slot_fp)
+        return t->slot_stream;
+    t->busy++;
     struct st_stream *s = st_stream_current(fp);
-    st_self.busy--;
+    t->busy--;
     return s;
 }
 
@@ -67,6 +70,8 @@ static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallbac
     struct st_thread *t = &st_self;
     if (!s || t->slot_depth++ > 0)
         return 0;
+    t->slot_fp = fp;
+    t->slot_stream = s;
     if (!t->in_call) {
         /* No interposed call is in progress: the slot tells what the program
          * did (a getc or fgets refill, glibc's exit cleanup, ...), and the

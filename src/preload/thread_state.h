@@ -28,8 +28,12 @@ struct st_thread {
     int in_call;
     enum st_call call;
     /* Nesting of hooked stdio jump-table slots: the delivered-bytes ledger
-     * works at the outermost one only. */
+     * works at the outermost one only. That one's FILE and stream: the
+     * slots and syscalls it runs into on the same FILE (a refill's read,
+     * seekoff's lseek and read) need not look the stream up again. */
     int slot_depth;
+    FILE *slot_fp;
+    struct st_stream *slot_stream;
     /* Read and lseek syscalls seen on this thread; a call compares them
      * before and after to know what it cost the kernel. */
     uint64_t reads;
