@@ -5,6 +5,8 @@
 #include <dlfcn.h>
 #include <string.h>
 
+#include "registry_lock.h"
+
 /* dladdr names one of a function's aliases (fgets or _IO_fgets): both are
  * listed. __uflow is what the getc_unlocked macro calls, inline in the
  * program, once the buffer is empty. */
@@ -21,7 +23,7 @@ static const struct {
     {"getchar_unlocked", ST_CALL_GETC}, {"__uflow", ST_CALL_GETC},
 };
 
-enum st_call st_libc_entry_call(uintptr_t pc)
+static enum st_call named(uintptr_t pc)
 {
     Dl_info info;
     /* A return address follows its call: look up the call itself. */
@@ -31,4 +33,33 @@ enum st_call st_libc_entry_call(uintptr_t pc)
         if (strcmp(info.dli_sname, readers[i].name) == 0)
             return readers[i].call;
     return ST_CALL_OTHER;
+}
+
+/* dladdr scans the library's symbols (~150,000 instructions for libc), and
+ * every line of a program that calls fgets passes the same return address
+ * in fgets: the answers are kept by address. Filled under the registry
+ * lock, read without it (an entry's pc is published after its call). */
+#define KNOWN 32
+static struct {
+    uintptr_t pc;
+    enum st_call call;
+} known[KNOWN];
+static unsigned nknown;
+
+enum st_call st_libc_entry_call(uintptr_t pc)
+{
+    unsigned n = __atomic_load_n(&nknown, __ATOMIC_ACQUIRE);
+    for (unsigned i = 0; i < n; i++)
+        if (__atomic_load_n(&known[i].pc, __ATOMIC_ACQUIRE) == pc)
+            return known[i].call;
+    enum st_call call = named(pc);
+    st_registry_lock();
+    n = nknown;
+    if (n < KNOWN) {
+        known[n].call = call;
+        __atomic_store_n(&known[n].pc, pc, __ATOMIC_RELEASE);
+        __atomic_store_n(&nknown, n + 1, __ATOMIC_RELEASE);
+    }
+    st_registry_unlock();
+    return call;
 }
