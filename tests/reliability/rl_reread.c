@@ -7,9 +7,9 @@
  * usage: rl_reread FILE THREADS SEEKS */
 #include <pthread.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <sys/stat.h>
+
+#include "../test_prog.h"
 
 struct job {
     pthread_t thread;
@@ -22,10 +22,8 @@ static void *reader(void *arg)
 {
     struct job *j = arg;
     FILE *fp = fopen(j->path, "r");
-    if (!fp) {
-        perror(j->path);
-        exit(2);
-    }
+    if (!fp)
+        die(j->path);
     char block[4096];
     while (fread(block, 1, sizeof block, fp) > 0)
         ;
@@ -34,14 +32,10 @@ static void *reader(void *arg)
         s ^= s << 13;
         s ^= s >> 7;
         s ^= s << 17;
-        if (fseek(fp, (long)(s % (uint64_t)j->size), SEEK_SET) != 0) {
-            perror("fseek");
-            exit(2);
-        }
-        if (fread(block, 1, 16, fp) == 0 && ferror(fp)) {
-            perror("fread");
-            exit(2);
-        }
+        if (fseek(fp, (long)(s % (uint64_t)j->size), SEEK_SET) != 0)
+            die("fseek");
+        if (fread(block, 1, 16, fp) == 0 && ferror(fp))
+            die("fread");
     }
     fclose(fp);
     return NULL;
@@ -50,14 +44,14 @@ static void *reader(void *arg)
 int main(int argc, char **argv)
 {
     struct stat st;
-    int threads = argc == 4 ? atoi(argv[2]) : 0;
-    if (threads < 1 || threads > 64 || stat(argv[1], &st) != 0 || st.st_size < 1) {
-        fprintf(stderr, "usage: rl_reread FILE THREADS SEEKS\n");
-        return 2;
-    }
+    if (argc != 4)
+        usage("rl_reread FILE THREADS SEEKS");
+    long threads = arg_long(argv[2]);
+    if (threads < 1 || threads > 64 || stat(argv[1], &st) != 0 || st.st_size < 1)
+        usage("rl_reread FILE THREADS(1-64) SEEKS");
     struct job jobs[64];
     for (int i = 0; i < threads; i++) {
-        jobs[i] = (struct job){0, argv[1], (long)st.st_size, atol(argv[3]), 2006u + 7919u * (unsigned)i};
+        jobs[i] = (struct job){0, argv[1], (long)st.st_size, arg_long(argv[3]), 2006u + 7919u * (unsigned)i};
         if (pthread_create(&jobs[i].thread, NULL, reader, &jobs[i]) != 0)
             return 2;
     }
