@@ -87,6 +87,6 @@ void st_infer_end(void)
         st_add(&c->requested_bytes, (uint64_t)delivered);
         st_trace_deliver(c, (uint64_t)delivered, (uint64_t)delivered);
     }
-    st_stream_observe_buffer(s, fp);
-    st_trace_buffer(s);
+    if (st_stream_observe_buffer(s, fp))
+        st_trace_buffer(s);
 }

@@ -236,8 +236,8 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
     st_record_read(s->file, st_stream_counts(s), st_charge(ST_CALL_OTHER), off, r);
     if (r > 0)
         st_desc_set(e, off >= 0 ? off + r : -1);
-    st_stream_observe_buffer(s, fp);
-    st_trace_buffer(s);
+    if (st_stream_observe_buffer(s, fp))
+        st_trace_buffer(s);
     st_self.busy--;
     errno = err;
     return r;

@@ -80,15 +80,19 @@ static inline struct st_counts *st_stream_counts(struct st_stream *s)
 
 /* Refreshes buffer size, mode and origin from the FILE. Every read asks:
  * the answer is recomputed only when the buffer or the flags have changed
- * since the last time. */
+ * since the last time. Returns whether they had (then the trace, if any,
+ * is told: st_trace_buffer). */
 void st_stream_observe_buffer_slow(struct st_stream *s, FILE *fp);
-static inline void st_stream_observe_buffer(struct st_stream *s, FILE *fp)
+static inline int st_stream_observe_buffer(struct st_stream *s, FILE *fp)
 {
     if (__builtin_expect(fp->_IO_buf_base != s->seen_buf_base || fp->_IO_buf_end != s->seen_buf_end ||
                              fp->_flags != s->seen_flags || fp->_flags2 != s->seen_flags2 ||
                              fp->_mode != s->seen_mode,
-                         0))
+                         0)) {
         st_stream_observe_buffer_slow(s, fp);
+        return 1;
+    }
+    return 0;
 }
 
 #endif

@@ -1049,6 +1049,18 @@ static uint32_t cell_id(struct tw *t, struct st_counts *c, const struct st_file 
     return e->id;
 }
 
+/* cell_id, remembered in the thread's way `way`. Out of line: it may
+ * define the cell, its owner and its site, and begin_event, which every
+ * event passes, should not pay for its registers. */
+__attribute__((noinline)) static uint32_t cell_id_cached(struct tw *t, struct st_counts *c,
+                                                         const struct st_file *hint, unsigned way)
+{
+    uint32_t id = cell_id(t, c, hint);
+    t->cell_ids[way].cell = id ? c : NULL;
+    t->cell_ids[way].id = id;
+    return id;
+}
+
 /* ---- events ------------------------------------------------------------ */
 
 #define EVENT_MAX 64
@@ -1063,12 +1075,7 @@ static uint8_t *begin_event(struct tw **tp, struct st_counts *c, const struct st
     if (!t)
         return NULL;
     unsigned way = (unsigned)(((uintptr_t)c * 0x9E3779B97F4A7C15ull) >> 61);
-    uint32_t id = t->cell_ids[way].id;
-    if (c != t->cell_ids[way].cell) {
-        id = cell_id(t, c, hint);
-        t->cell_ids[way].cell = id ? c : NULL;
-        t->cell_ids[way].id = id;
-    }
+    uint32_t id = c == t->cell_ids[way].cell ? t->cell_ids[way].id : cell_id_cached(t, c, hint, way);
     uint8_t *p = id ? reserve(t, EVENT_MAX) : NULL;
     if (!p) {
         lost();
