@@ -1028,9 +1028,11 @@ int st_trace_footer_report(struct st_trace_reader *r, struct st_report *out, voi
         return -1;
     }
     int rc = read_at(r->fd, buf, (size_t)in->footer_size, in->footer_offset);
-    uint32_t len, crc;
-    memcpy(&len, buf + 8, 4);
-    memcpy(&crc, buf + 12, 4);
+    uint32_t len = 0, crc = 0;
+    if (rc == 0) { /* else buf holds less than was asked for */
+        memcpy(&len, buf + 8, 4);
+        memcpy(&crc, buf + 12, 4);
+    }
     if (rc != 0 || memcmp(buf, ST_TRACE_FOOTER_MAGIC, 8) != 0 ||
         len != in->footer_size - ST_TRACE_FOOTER_FRAME) {
         fail(err, r->path, "corrupt footer at byte %" PRIu64 ": %s", in->footer_offset,
