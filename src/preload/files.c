@@ -74,11 +74,6 @@ struct st_file *st_file_of_fd(int fd)
     return st_file_get(name);
 }
 
-struct st_counts *st_file_direct(struct st_file *f)
-{
-    return st_counts_here(f, &f->direct_cells);
-}
-
 /* This thread's last range known to be read in a file. A file's ranges
  * only grow until its accounts are reset, so a read inside that range is
  * all re-read, and is counted without the lock or a write to anything
@@ -99,12 +94,17 @@ uint64_t st_file_note_range(struct st_file *f, uint64_t offset, uint64_t len)
     if (known.file == f && offset >= known.start && end <= known.end && end > offset &&
         known.generation == __atomic_load_n(&f->ranges_generation, __ATOMIC_ACQUIRE))
         return len;
-    st_spin_lock(&f->ranges_lock);
+    /* One thread: nobody to exclude (a signal handler's reads never get
+     * here: callers are busy), and no atomic exchange to pay. */
+    int locked = !__libc_single_threaded;
+    if (locked)
+        st_spin_lock(&f->ranges_lock);
     uint64_t overlap = st_ranges_add(&f->ranges, offset, len);
     struct st_range last;
     int in_last = st_ranges_last(&f->ranges, &last) && last.start <= offset && end <= last.end;
     unsigned generation = f->ranges_generation;
-    st_spin_unlock(&f->ranges_lock);
+    if (locked)
+        st_spin_unlock(&f->ranges_lock);
     if (in_last) {
         known.file = f;
         known.generation = generation;

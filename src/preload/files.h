@@ -9,6 +9,7 @@
 
 #include <stdint.h>
 
+#include "attribution.h"
 #include "counts.h"
 #include "ranges.h"
 #include "sync.h"
@@ -44,7 +45,10 @@ struct st_file *st_file_of_fd(int fd);
 
 /* Counts for the program's own calls on f at the current call site (NULL
  * when out of memory). */
-struct st_counts *st_file_direct(struct st_file *f);
+static inline struct st_counts *st_file_direct(struct st_file *f)
+{
+    return st_counts_here(f, &f->direct_cells);
+}
 
 /* Adds a range read from the kernel; returns how many bytes of it had been
  * read before. */
