@@ -14,11 +14,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct st_stream;
+#include "streams.h"
 
 /* glibc's _IO_IN_BACKUP flag (libio.h, not installed): the get area is
  * ungetc's backup buffer, not the stream's own. */
 #define ST_IO_IN_BACKUP 0x100
+
+/* Whether nothing was consumed, nor the buffer moved, since the mark: then
+ * the ledger has nothing to book (the usual case when the last hooked slot
+ * set the mark), and callers skip it. */
+static inline int st_ledger_at_mark(const struct st_stream *s, const FILE *fp)
+{
+    return fp->_IO_read_ptr == s->mark && fp->_IO_read_base == s->win_base;
+}
 
 /* Books the bytes consumed since the mark, to the site that set it, and
  * returns how many. */

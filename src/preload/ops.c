@@ -61,7 +61,7 @@ static void unlock(FILE *fp, int locked)
  * usual case: the last hooked slot set it), nothing to do. */
 static uint64_t settle(struct st_stream *s, FILE *fp)
 {
-    if (fp->_IO_read_ptr == s->mark && fp->_IO_read_base == s->win_base)
+    if (st_ledger_at_mark(s, fp))
         return 0;
     uint64_t n = st_ledger_sync(s, fp);
     st_ledger_mark(s, fp, 0);

@@ -102,6 +102,7 @@ static struct st_site *intern(const uintptr_t *frames, int n)
     if (!s && (s = st_alloc(sizeof *s)) != NULL) {
         s->pc = frames[0];
         s->nframes = n;
+        s->via = ST_CALL_OTHER;
         memcpy(s->frames, frames, (size_t)n * sizeof *frames);
         s->next_hash = buckets[h];
         s->next_all = all_sites;
@@ -243,12 +244,10 @@ __attribute__((noinline)) static struct st_site *walk_stack(uintptr_t from, stru
     struct walk w = {frames, 0, st_site_depth < 1 ? 1 : st_site_depth, 0, from, 0, rec, 0};
     _Unwind_Backtrace(walk_frame, &w);
     struct st_site *s = w.n ? intern(frames, w.n) : NULL;
-    if (s && !from && w.entry && !__atomic_load_n(&s->via_known, __ATOMIC_ACQUIRE)) {
-        /* Once per site, on the walk's slow path: dladdr names the
-         * library function the program called there. */
-        s->via = st_libc_entry_call(w.entry);
-        __atomic_store_n(&s->via_known, 1, __ATOMIC_RELEASE);
-    }
+    if (s && !from && w.entry && __atomic_load_n(&s->via, __ATOMIC_RELAXED) == ST_CALL_OTHER)
+        /* On the walk's slow path: the library function the program called
+         * there (libc_entry keeps dladdr's answers). */
+        __atomic_store_n(&s->via, st_libc_entry_call(w.entry), __ATOMIC_RELAXED);
 #ifdef ST_UNWIND_CACHE
     /* Remembered only when the key frame was found, the walk was recorded
      * whole and ended where the stack or the wanted frames did. */

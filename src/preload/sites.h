@@ -31,7 +31,6 @@ struct st_site {
      * stack has told (the library function below the site: fgets, getc,
      * ...); ST_CALL_OTHER until one has, or when it is none we know. */
     enum st_call via;
-    int via_known;
     struct st_site *next_all;
     struct st_site *next_hash;
 };
@@ -50,7 +49,8 @@ struct st_site *st_site_here(void);
  * no walk has named it (wrapped calls' sites are never walked for this). */
 static inline enum st_call st_site_via(const struct st_site *s, enum st_call fallback)
 {
-    return s && s->via_known && s->via != ST_CALL_OTHER ? s->via : fallback;
+    enum st_call via = s ? __atomic_load_n(&s->via, __ATOMIC_RELAXED) : ST_CALL_OTHER;
+    return via != ST_CALL_OTHER ? via : fallback;
 }
 
 struct st_site *st_sites_first(void);

@@ -84,9 +84,7 @@ static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallbac
             t->call = st_site_via(st_current_site(), fallback);
         st_trace_slot_begin(t->call);
     }
-    /* Nothing consumed since the mark (a wrapped call's slots, most of the
-     * time): the ledger has nothing to book. */
-    if (fp->_IO_read_ptr == s->mark && fp->_IO_read_base == s->win_base)
+    if (st_ledger_at_mark(s, fp)) /* a wrapped call's slots, most of the time */
         return 1;
     uint64_t consumed = refill ? st_ledger_sync_refill(s, fp) : st_ledger_sync(s, fp);
     /* Outside any wrapped call, consumption since the mark was per-byte
