@@ -96,9 +96,3 @@ const struct st_fd *st_fd_get_slow(int fd)
     publish(fd, st_file_of_fd(fd), d);
     return __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE);
 }
-
-const struct st_fd *st_fd_peek(int fd)
-{
-    struct st_fd **t = __atomic_load_n(&st_fd_table, __ATOMIC_ACQUIRE);
-    return t && fd >= 0 && fd < ST_MAX_FDS ? __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE) : NULL;
-}

@@ -43,19 +43,20 @@ void st_fd_closed(int fd);
  * did not see opened is used. NULL for fds we cannot track. Inline when
  * the entry exists: every stdio syscall hook asks. */
 const struct st_fd *st_fd_get_slow(int fd);
-static inline const struct st_fd *st_fd_get(int fd)
-{
-    struct st_fd **t = __atomic_load_n(&st_fd_table, __ATOMIC_ACQUIRE);
-    struct st_fd *e;
-    if (__builtin_expect(t && (unsigned)fd < ST_MAX_FDS, 1) &&
-        (e = __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE)) != NULL)
-        return e;
-    return st_fd_get_slow(fd);
-}
-
 /* The entry for fd if one exists, else NULL: never resolves, allocates or
  * locks, so a signal handler may ask (record.h). */
-const struct st_fd *st_fd_peek(int fd);
+static inline const struct st_fd *st_fd_peek(int fd)
+{
+    struct st_fd **t = __atomic_load_n(&st_fd_table, __ATOMIC_ACQUIRE);
+    return __builtin_expect(t && (unsigned)fd < ST_MAX_FDS, 1) ? __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE)
+                                                                : NULL;
+}
+
+static inline const struct st_fd *st_fd_get(int fd)
+{
+    const struct st_fd *e = st_fd_peek(fd);
+    return __builtin_expect(e != NULL, 1) ? e : st_fd_get_slow(fd);
+}
 
 /* Offset bookkeeping; all are no-ops when the offset is unknown. Inline:
  * a few per syscall. */

@@ -86,14 +86,12 @@ static __thread struct {
     uint64_t start, end;
 } known __attribute__((tls_model("initial-exec")));
 
-uint64_t st_file_note_range(struct st_file *f, uint64_t offset, uint64_t len)
+/* Out of line, so that the common re-read inside the known range needs no
+ * stack frame. */
+static __attribute__((noinline)) uint64_t note_range_slow(struct st_file *f, uint64_t offset,
+                                                          uint64_t len)
 {
-    if (!f->seekable || len == 0)
-        return 0;
     uint64_t end = offset + len;
-    if (known.file == f && offset >= known.start && end <= known.end && end > offset &&
-        known.generation == __atomic_load_n(&f->ranges_generation, __ATOMIC_ACQUIRE))
-        return len;
     /* One thread: nobody to exclude (a signal handler's reads never get
      * here: callers are busy), and no atomic exchange to pay. */
     int locked = !__libc_single_threaded;
@@ -112,6 +110,17 @@ uint64_t st_file_note_range(struct st_file *f, uint64_t offset, uint64_t len)
         known.end = last.end;
     }
     return overlap;
+}
+
+uint64_t st_file_note_range(struct st_file *f, uint64_t offset, uint64_t len)
+{
+    if (!f->seekable || len == 0)
+        return 0;
+    uint64_t end = offset + len;
+    if (known.file == f && offset >= known.start && end <= known.end && end > offset &&
+        known.generation == __atomic_load_n(&f->ranges_generation, __ATOMIC_ACQUIRE))
+        return len;
+    return note_range_slow(f, offset, len);
 }
 
 struct st_file *st_files_first(void)

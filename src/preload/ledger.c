@@ -28,19 +28,6 @@ static uint64_t consumed(const struct st_stream *s, const FILE *fp, int refill)
     return 0;
 }
 
-/* The window the mark is in. In ungetc's backup area, also where that ends
- * and where the main get area was parked, to follow glibc back there. */
-static void note_window(struct st_stream *s, const FILE *fp)
-{
-    s->win_base = fp->_IO_read_base;
-    if (fp->_flags & ST_IO_IN_BACKUP) {
-        s->backup_end = fp->_IO_read_end;
-        s->parked_base = fp->_IO_save_base;
-    } else {
-        s->backup_end = NULL;
-    }
-}
-
 static uint64_t sync_with(struct st_stream *s, FILE *fp, int refill)
 {
     char *p = fp->_IO_read_ptr;
@@ -52,14 +39,11 @@ static uint64_t sync_with(struct st_stream *s, FILE *fp, int refill)
         struct st_counts *c = st_cell_counts(s, &s->cells, s->mark_site);
         /* For calls that ask for "a character" or "a line", what was asked
          * is what was delivered. */
-        if (c) {
-            st_add(&c->delivered_bytes, n);
-            st_add(&c->requested_bytes, n);
-            st_trace_deliver(c, n, n);
-        }
+        if (c)
+            st_ledger_deliver(c, n, n);
     }
     s->mark = p;
-    note_window(s, fp);
+    st_ledger_note_window(s, fp);
     return n;
 }
 
@@ -75,20 +59,12 @@ uint64_t st_ledger_sync_refill(struct st_stream *s, FILE *fp)
 
 void st_ledger_mark(struct st_stream *s, FILE *fp, size_t handed_out)
 {
-    char *p = fp->_IO_read_ptr;
-    s->mark = p && (size_t)(p - fp->_IO_read_base) >= handed_out ? p - handed_out : p;
-    note_window(s, fp);
-    /* A stream that cannot be read (stdout) consumes nothing to charge:
-     * resolving the site there would unwind on every printf flush. */
-    s->mark_site = (fp->_flags & 0x0004 /* _IO_NO_READS */) ? NULL : st_current_site();
+    st_ledger_mark_at(s, fp, handed_out, st_ledger_reads(fp) ? st_current_site() : NULL);
 }
 
 void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered)
 {
     struct st_counts *c = st_stream_counts(s);
-    if (!c)
-        return;
-    st_add(&c->requested_bytes, requested);
-    st_add(&c->delivered_bytes, delivered);
-    st_trace_deliver(c, requested, delivered);
+    if (c)
+        st_ledger_deliver(c, requested, delivered);
 }

@@ -15,6 +15,8 @@
 #include <stdio.h>
 
 #include "streams.h"
+#include "sync.h"
+#include "trace_writer.h"
 
 /* glibc's _IO_IN_BACKUP flag (libio.h, not installed): the get area is
  * ungetc's backup buffer, not the stream's own. */
@@ -37,12 +39,53 @@ uint64_t st_ledger_sync(struct st_stream *s, FILE *fp);
  * area, which those leave for the main get area before the slot runs. */
 uint64_t st_ledger_sync_refill(struct st_stream *s, FILE *fp);
 
+/* Remembers the window the mark is in. In ungetc's backup area, also
+ * where that ends and where the main get area was parked, to follow glibc
+ * back there (ledger.c). */
+static inline void st_ledger_note_window(struct st_stream *s, const FILE *fp)
+{
+    s->win_base = fp->_IO_read_base;
+    if (fp->_flags & ST_IO_IN_BACKUP) {
+        s->backup_end = fp->_IO_read_end;
+        s->parked_base = fp->_IO_save_base;
+    } else {
+        s->backup_end = NULL;
+    }
+}
+
 /* Sets the mark to the current read position, less `handed_out` bytes the
  * slot itself consumed and returned (uflow returns the byte it took), and
- * charges what is consumed from here on to the current call site. */
+ * charges what is consumed from here on to `site`. */
+static inline void st_ledger_mark_at(struct st_stream *s, FILE *fp, size_t handed_out,
+                                     struct st_site *site)
+{
+    char *p = fp->_IO_read_ptr;
+    s->mark = p && (size_t)(p - fp->_IO_read_base) >= handed_out ? p - handed_out : p;
+    st_ledger_note_window(s, fp);
+    s->mark_site = site;
+}
+
+/* Whether fp can be read at all. One that cannot (stdout) consumes nothing
+ * to charge, so its mark needs no site: resolving one there would unwind
+ * on every printf flush. */
+static inline int st_ledger_reads(const FILE *fp)
+{
+    return !(fp->_flags & 0x0004 /* _IO_NO_READS */);
+}
+
+/* st_ledger_mark_at the current call site. */
 void st_ledger_mark(struct st_stream *s, FILE *fp, size_t handed_out);
 
-/* fread's slot (xsgetn) reports its own count: requested and delivered. */
+/* What fread's slot (xsgetn) reports of itself: requested and delivered,
+ * booked on c. */
+static inline void st_ledger_deliver(struct st_counts *c, size_t requested, size_t delivered)
+{
+    st_add(&c->requested_bytes, requested);
+    st_add(&c->delivered_bytes, delivered);
+    st_trace_deliver(c, requested, delivered);
+}
+
+/* st_ledger_deliver on s's counts at the current call site. */
 void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered);
 
 #endif

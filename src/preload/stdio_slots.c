@@ -109,10 +109,49 @@ static void buffer_slot_leave(struct st_stream *s, FILE *fp, int outer, size_t h
     }
 }
 
+/* The lean path. Inside a wrapper's fast-path call that records nothing
+ * but counts (wrap_stdio.c), a hook on that call's own FILE already knows
+ * the stream (checked current when the fast path was primed), the cell
+ * every event books on and the site; and that nothing is traced or
+ * followed. It books the same counts as the general path, without the
+ * look-ups, the trace's checks and the errno saves that only guard calls
+ * which can fail. NULL: take the general path. */
+static inline const struct st_fast_call *lean_call(const FILE *fp)
+{
+    const struct st_fast_call *f = st_self.lean;
+    return f && f->fp == fp && !st_self.busy ? f : NULL;
+}
+
+/* buffer_slot_enter and _leave, for a lean call: the call is counted
+ * already, and consumption booked outside it has no ops to record. */
+static inline int lean_slot_enter(struct st_stream *s, FILE *fp, int refill)
+{
+    struct st_thread *t = &st_self;
+    if (t->slot_depth++ > 0)
+        return 0;
+    t->slot_fp = fp;
+    t->slot_stream = s;
+    if (!st_ledger_at_mark(s, fp))
+        refill ? st_ledger_sync_refill(s, fp) : st_ledger_sync(s, fp);
+    return 1;
+}
+
+static inline void lean_slot_leave(const struct st_fast_call *f, FILE *fp, int outer,
+                                   size_t handed_out)
+{
+    st_self.slot_depth--;
+    if (outer)
+        st_ledger_mark_at(f->stream, fp, handed_out, st_ledger_reads(fp) ? f->site : NULL);
+}
+
+/* Each hook below is its lean path, and a call to the general one kept out
+ * of line: the lean path then saves only the registers it uses. */
+#define GENERAL __attribute__((noinline))
+
 /* The buffer slots that need nothing but the ledger around them; refill:
  * the slot is reached only once the get area is exhausted. */
 #define BUFFER_SLOT(name, ret, type, params, args, fallback, refill)                 \
-    static ret hook_##name params                                                    \
+    static GENERAL ret general_##name params                                         \
     {                                                                                \
         struct st_stream *s = tracked(fp);                                           \
         int outer = buffer_slot_enter(s, fp, fallback, refill);                      \
@@ -121,13 +160,23 @@ static void buffer_slot_leave(struct st_stream *s, FILE *fp, int outer, size_t h
         buffer_slot_leave(s, fp, outer, 0);                                          \
         errno = e;                                                                   \
         return r;                                                                    \
+    }                                                                                \
+    static ret hook_##name params                                                    \
+    {                                                                                \
+        const struct st_fast_call *f = lean_call(fp);                                \
+        if (!f)                                                                      \
+            return general_##name args;                                              \
+        int outer = lean_slot_enter(f->stream, fp, refill);                          \
+        ret r = ORIG(name, type) args;                                               \
+        lean_slot_leave(f, fp, outer, 0);                                            \
+        return r;                                                                    \
     }
 BUFFER_SLOT(underflow, int, flow_fn, (FILE *fp), (fp), ST_CALL_OTHER, 1)
 BUFFER_SLOT(sync, int, flow_fn, (FILE *fp), (fp), ST_CALL_FFLUSH, 0)
 BUFFER_SLOT(overflow, int, overflow_fn, (FILE *fp, int ch), (fp, ch), ST_CALL_OTHER, 0)
 #undef BUFFER_SLOT
 
-static int hook_uflow(FILE *fp)
+static GENERAL int general_uflow(FILE *fp)
 {
     struct st_stream *s = tracked(fp);
     int outer = buffer_slot_enter(s, fp, ST_CALL_GETC, 1);
@@ -140,9 +189,20 @@ static int hook_uflow(FILE *fp)
     return r;
 }
 
+static int hook_uflow(FILE *fp)
+{
+    const struct st_fast_call *f = lean_call(fp);
+    if (!f)
+        return general_uflow(fp);
+    int outer = lean_slot_enter(f->stream, fp, 1);
+    int r = ORIG(uflow, flow_fn)(fp);
+    lean_slot_leave(f, fp, outer, r != EOF);
+    return r;
+}
+
 /* fread's slot. Files use _IO_file_xsgetn; popen streams glibc's generic
  * _IO_default_xsgetn: one body for both, told which to call on. */
-static size_t xsgetn(xsgetn_fn real, FILE *fp, void *buf, size_t n)
+static GENERAL size_t general_xsgetn(xsgetn_fn real, FILE *fp, void *buf, size_t n)
 {
     struct st_stream *s = tracked(fp);
     int outer = buffer_slot_enter(s, fp, ST_CALL_FREAD, 0);
@@ -152,6 +212,19 @@ static size_t xsgetn(xsgetn_fn real, FILE *fp, void *buf, size_t n)
         st_ledger_fread(s, n, r);
     buffer_slot_leave(s, fp, outer, 0);
     errno = e;
+    return r;
+}
+
+static inline size_t xsgetn(xsgetn_fn real, FILE *fp, void *buf, size_t n)
+{
+    const struct st_fast_call *f = lean_call(fp);
+    if (!f)
+        return general_xsgetn(real, fp, buf, n);
+    int outer = lean_slot_enter(f->stream, fp, 0);
+    size_t r = real(fp, buf, n);
+    if (outer)
+        st_ledger_deliver(&f->cell->counts, n, r);
+    lean_slot_leave(f, fp, outer, 0);
     return r;
 }
 
@@ -170,28 +243,59 @@ static int is_seek_call(enum st_call c)
     return c == ST_CALL_FSEEK || c == ST_CALL_FSETPOS || c == ST_CALL_REWIND;
 }
 
-static off64_t hook_seekoff(FILE *fp, off64_t off, int dir, int mode)
+/* The get area and the syscall counts as an fseek-family call found them,
+ * to tell afterwards whether it kept the buffer. */
+struct seek_before {
+    char *base, *end;
+    uint64_t reads, lseeks;
+};
+
+static inline struct seek_before seek_before(const FILE *fp)
+{
+    return (struct seek_before){fp->_IO_read_base, fp->_IO_read_end, st_self.reads,
+                                st_self.lseeks};
+}
+
+/* Kept: buffered data before, the same window after, nothing read. */
+static void note_seek(struct st_counts *c, const struct seek_before *b, const FILE *fp)
+{
+    int kept = b->end > b->base && fp->_IO_read_base == b->base && fp->_IO_read_end == b->end &&
+               st_self.reads == b->reads;
+    uint64_t resync = kept ? st_self.lseeks - b->lseeks : 0;
+    st_add(kept ? &c->seeks_in_buffer : &c->seeks_discarding_buffer, 1);
+    if (kept)
+        st_add(&c->resync_lseeks, resync);
+    st_trace_seek(c, kept, resync);
+}
+
+static GENERAL off64_t general_seekoff(FILE *fp, off64_t off, int dir, int mode)
 {
     struct st_stream *s = tracked(fp);
     int outer = buffer_slot_enter(s, fp, ST_CALL_FSEEK, 0);
-    char *base = fp->_IO_read_base, *end = fp->_IO_read_end;
-    uint64_t reads = st_self.reads, lseeks = st_self.lseeks;
+    struct seek_before b = seek_before(fp);
     off64_t r = ORIG(seekoff, seekoff_fn)(fp, off, dir, mode);
     int e = errno;
     if (outer && is_seek_call(st_self.call)) {
-        /* Kept: buffered data before, the same window after, nothing read. */
-        int kept = end > base && fp->_IO_read_base == base && fp->_IO_read_end == end &&
-                   st_self.reads == reads;
         struct st_counts *c = st_stream_counts(s);
-        if (c) {
-            st_add(kept ? &c->seeks_in_buffer : &c->seeks_discarding_buffer, 1);
-            if (kept)
-                st_add(&c->resync_lseeks, st_self.lseeks - lseeks);
-            st_trace_seek(c, kept, kept ? st_self.lseeks - lseeks : 0);
-        }
+        if (c)
+            note_seek(c, &b, fp);
     }
     buffer_slot_leave(s, fp, outer, 0);
     errno = e;
+    return r;
+}
+
+static off64_t hook_seekoff(FILE *fp, off64_t off, int dir, int mode)
+{
+    const struct st_fast_call *f = lean_call(fp);
+    if (!f)
+        return general_seekoff(fp, off, dir, mode);
+    int outer = lean_slot_enter(f->stream, fp, 0);
+    struct seek_before b = seek_before(fp);
+    off64_t r = ORIG(seekoff, seekoff_fn)(fp, off, dir, mode);
+    if (outer && is_seek_call(st_self.call))
+        note_seek(&f->cell->counts, &b, fp);
+    lean_slot_leave(f, fp, outer, 0);
     return r;
 }
 
@@ -217,7 +321,7 @@ static int64_t stdio_offset(const struct st_fd *e, FILE *fp)
     return off >= 0 ? off : fp->_offset;
 }
 
-static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
+static GENERAL ssize_t general_read(FILE *fp, void *buf, ssize_t n)
 {
     struct st_stream *s = tracked(fp);
     const struct st_fd *e = s ? st_fd_get(fp->_fileno) : NULL;
@@ -237,6 +341,29 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
     if (st_stream_observe_buffer(s, fp))
         st_trace_buffer(s);
     st_self.busy--;
+    errno = err;
+    return r;
+}
+
+/* A lean call's read: the fd's entry exists (the fast path checked the
+ * stream against it, and no fd has changed since), so it is only peeked. */
+static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
+{
+    const struct st_fast_call *f = lean_call(fp);
+    if (!f)
+        return general_read(fp, buf, n);
+    struct st_thread *t = &st_self;
+    struct st_stream *s = f->stream;
+    const struct st_fd *e = st_fd_peek(fp->_fileno);
+    int64_t off = stdio_offset(e, fp);
+    ssize_t r = ORIG(read, read_fn)(fp, buf, n);
+    int err = errno;
+    t->busy++;
+    st_record_read(s->file, &f->cell->counts, t->call, off, r);
+    if (r > 0)
+        st_desc_set(e, off >= 0 ? off + r : -1);
+    st_stream_observe_buffer(s, fp);
+    t->busy--;
     errno = err;
     return r;
 }
@@ -261,7 +388,7 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
     return r;
 }
 
-static off64_t hook_seek(FILE *fp, off64_t off, int whence)
+static GENERAL off64_t general_seek(FILE *fp, off64_t off, int whence)
 {
     struct st_stream *s = tracked(fp);
     st_trace_sys_begin();
@@ -280,6 +407,18 @@ static off64_t hook_seek(FILE *fp, off64_t off, int whence)
         st_desc_set(st_fd_get(fp->_fileno), r);
     st_self.busy--;
     errno = err;
+    return r;
+}
+
+static off64_t hook_seek(FILE *fp, off64_t off, int whence)
+{
+    const struct st_fast_call *f = lean_call(fp);
+    if (!f)
+        return general_seek(fp, off, whence);
+    off64_t r = ORIG(seek, seek_fn)(fp, off, whence);
+    st_record_lseek(&f->cell->counts, st_self.call);
+    if (r >= 0)
+        st_desc_set(st_fd_peek(fp->_fileno), r);
     return r;
 }
 

@@ -56,16 +56,22 @@ struct st_thread {
     /* The wrappers' fast path (wrap_stdio.c): what this thread's last call
      * on fp from return address ra found, its site and the cell it booked
      * on (which also primes the cell cache for the hooks inside the call),
-     * valid while the stream epoch is `epoch`. Only for sites the return
-     * address decides (st_site_decided_by_caller). */
+     * valid while the stream epoch is `epoch` and the fd table's generation
+     * `fd_generation` (the stream was checked current then: streams.h).
+     * Only for sites the return address decides (st_site_decided_by_caller). */
     struct st_fast_call {
         FILE *fp;
         void *ra;
         unsigned epoch;
+        unsigned fd_generation;
         struct st_site *site;
         struct st_stream *stream;
         struct st_cell *cell;
     } fast[8]; /* by ST_FAST_SLOT(ra) */
+    /* The fast-path call in progress when nothing it does is traced or
+     * followed (NULL otherwise): the hooks it runs into on its own FILE
+     * take their lean path (stdio_slots.c). */
+    const struct st_fast_call *lean;
     /* One-entry cache of st_stream_current (streams.c): the stream at
      * current_fp, checked against what its fd names, valid while neither
      * the stream epoch nor the fd table (st_fd_generation) has moved. */

@@ -32,7 +32,8 @@ int st_call_begin(enum st_call call, FILE *fp, void *caller)
     if (fp) {
         t->busy++;
         unsigned now = __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE);
-        struct st_stream *s = st_stream_of(fp);
+        unsigned gen = __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE);
+        struct st_stream *s = st_stream_current(fp);
         struct st_counts *c = s ? st_stream_counts(s) : NULL;
         if (c)
             st_add(&c->by_call[call].calls, 1);
@@ -41,7 +42,7 @@ int st_call_begin(enum st_call call, FILE *fp, void *caller)
          * made this (stream, site) the cell cache's entry. */
         if (c && st_site_decided_by_caller(t->site, caller)) {
             struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
-            *f = (struct st_fast_call){fp, caller, now, t->site, s, t->cached_cell};
+            *f = (struct st_fast_call){fp, caller, now, gen, t->site, s, t->cached_cell};
         }
         if (st_capture_inferred && s)
             st_infer_begin(s, fp);
@@ -67,12 +68,59 @@ void st_call_end(int began)
     }
 }
 
-/* A fast-path call whose stream's operations are traced or followed
- * (ops.h): what st_call_begin does for them, with the cell already known. */
-__attribute__((noinline)) static int call_begin_recorded(enum st_call call, FILE *fp,
-                                                         const struct st_fast_call *f)
+/* The fast path: this thread's last call on the same stream from the same
+ * return address found its site and cell (st_call_begin), the stream is
+ * still bound (epoch), no fd has changed (fd generation) and inferred
+ * capture is off. Then the call is marked
+ * and counted with a few loads and stores and the cell cache is primed for
+ * the hooks inside it. When the stream's operations are neither traced nor
+ * followed (ops.h: nothing to record), it also ends without touching errno
+ * (nothing on this path can change it): 2, and the hooks inside take their
+ * lean path (t->lean). Otherwise 3: the trace and the ops are still to be
+ * told (call_begin_rest). Else 0, with nothing done. */
+static inline __attribute__((always_inline)) int call_begin_fast(enum st_call call, FILE *fp,
+                                                                 void *caller)
 {
     struct st_thread *t = &st_self;
+    if (__builtin_expect(t->busy | t->in_call, 0))
+        return 0;
+    /* In a call from here on: a signal handler's calls pass through, so
+     * the entry cannot be rewritten while it is read. (Entries are made for
+     * a FILE*, never NULL, so an empty one matches no call.) */
+    t->in_call = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    const struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
+    if (__builtin_expect(fp == f->fp && caller == f->ra &&
+                             __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE) == f->epoch &&
+                             __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE) ==
+                                 f->fd_generation &&
+                             !st_capture_inferred,
+                         1)) {
+        t->call = call;
+        t->site = f->site;
+        t->site_ra = caller;
+        t->site_pending = 0;
+        t->cached_cell = f->cell;
+        st_add(&f->cell->counts.by_call[call].calls, 1);
+        if (__builtin_expect(!st_ops_wanted(f->stream), 1)) {
+            t->lean = f;
+            return 2;
+        }
+        return 3;
+    }
+    t->in_call = 0;
+    return 0;
+}
+
+/* What call_begin_fast left to do: 3, a fast-path call whose stream's
+ * operations are traced or followed (ops.h), is told to them with the cell
+ * already known, and ends like a slow-path call; 0 is for st_call_begin. */
+static int call_begin_rest(int began, enum st_call call, FILE *fp, void *caller)
+{
+    if (began != 3)
+        return st_call_begin(call, fp, caller);
+    struct st_thread *t = &st_self;
+    const struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
     t->busy++;
     st_trace_call_begin(&f->cell->counts, call);
     st_ops_call_begins(f->stream, fp);
@@ -80,88 +128,69 @@ __attribute__((noinline)) static int call_begin_recorded(enum st_call call, FILE
     return 3;
 }
 
-/* The fast path: this thread's last call on the same stream from the same
- * return address found its site and cell (st_call_begin), the stream is
- * still bound (epoch) and inferred capture is off. Then the call is marked
- * and counted with a few loads and stores and the cell cache is primed for
- * the hooks inside it. When the stream's operations are neither traced nor
- * followed (ops.h: nothing to record), it also ends without touching errno
- * (nothing on this path can change it): 2. Otherwise the trace and the ops
- * are told (call_begin_recorded): 3, ended like a slow-path call. Else what
- * st_call_begin returns. */
-static inline __attribute__((always_inline)) int call_begin_fast(enum st_call call, FILE *fp,
-                                                                 void *caller)
-{
-    struct st_thread *t = &st_self;
-    if (__builtin_expect(t->busy | t->in_call, 0))
-        return 0;
-    const struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
-    if (__builtin_expect(fp == f->fp && caller == f->ra && fp, 1)) {
-        /* In a call from here on: a signal handler's calls pass through,
-         * so the entry cannot be rewritten while it is read. */
-        t->in_call = 1;
-        __atomic_signal_fence(__ATOMIC_SEQ_CST);
-        if (__builtin_expect(fp == f->fp && caller == f->ra &&
-                                 __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE) == f->epoch &&
-                                 !st_capture_inferred,
-                             1)) {
-            t->call = call;
-            t->site = f->site;
-            t->site_ra = caller;
-            t->site_pending = 0;
-            t->cached_cell = f->cell;
-            st_add(&f->cell->counts.by_call[call].calls, 1);
-            if (__builtin_expect(!st_ops_wanted(f->stream), 1))
-                return 2;
-            return call_begin_recorded(call, fp, f);
-        }
-        t->in_call = 0;
-    }
-    return st_call_begin(call, fp, caller);
-}
-
 static inline __attribute__((always_inline)) void call_end_fast(void)
 {
+    st_self.lean = NULL;
     st_self.in_call = 0;
     st_site_end();
 }
 
+/* Each wrapper is its fast path, and a call to the rest kept out of line
+ * (general_<name>, told what the fast path found): the fast path then
+ * keeps no registers of its own across the real call. */
+#define ST_UNPAREN(...) __VA_ARGS__
 #define STDIO(call, ret, name, params, args, stream, op)                             \
-    ST_EXPORT(ret, name, params)                                                     \
+    static __attribute__((noinline)) ret general_##name(int began, void *caller,      \
+                                                        ST_UNPAREN params)           \
     {                                                                                \
-        st_ensure_init();                                                            \
-        int began = call_begin_fast(ST_CALL_##call, stream, __builtin_return_address(0)); \
+        began = call_begin_rest(began, ST_CALL_##call, stream, caller);             \
         ret r = (st_real.name) args;                                                 \
-        if (__builtin_expect(began == 2, 1)) {                                       \
-            call_end_fast();                                                         \
-            return r;                                                                \
-        }                                                                            \
         int e = errno;                                                               \
         if (began)                                                                   \
             op;                                                                      \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
         return r;                                                                    \
-    }
-#define STDIO_VOID(call, name, params, args, stream, op)                             \
-    ST_EXPORT(void, name, params)                                                    \
+    }                                                                                \
+    ST_EXPORT(ret, name, params)                                                     \
     {                                                                                \
         st_ensure_init();                                                            \
-        int began = call_begin_fast(ST_CALL_##call, stream, __builtin_return_address(0)); \
+        void *caller = __builtin_return_address(0);                                  \
+        int began = call_begin_fast(ST_CALL_##call, stream, caller);                 \
+        if (__builtin_expect(began != 2, 0))                                         \
+            return general_##name(began, caller, ST_UNPAREN args);                   \
+        ret r = (st_real.name) args;                                                 \
+        call_end_fast();                                                             \
+        return r;                                                                    \
+    }
+#define STDIO_VOID(call, name, params, args, stream, op)                             \
+    static __attribute__((noinline)) void general_##name(int began, void *caller,     \
+                                                         ST_UNPAREN params)          \
+    {                                                                                \
+        began = call_begin_rest(began, ST_CALL_##call, stream, caller);             \
         (st_real.name) args;                                                         \
-        if (__builtin_expect(began == 2, 1)) {                                       \
-            call_end_fast();                                                         \
-            return;                                                                  \
-        }                                                                            \
         int e = errno;                                                               \
         if (began)                                                                   \
             op;                                                                      \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
+    }                                                                                \
+    ST_EXPORT(void, name, params)                                                    \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        void *caller = __builtin_return_address(0);                                  \
+        int began = call_begin_fast(ST_CALL_##call, stream, caller);                 \
+        if (__builtin_expect(began != 2, 0)) {                                       \
+            general_##name(began, caller, ST_UNPAREN args);                          \
+            return;                                                                  \
+        }                                                                            \
+        (st_real.name) args;                                                         \
+        call_end_fast();                                                             \
     }
 #include "wrap_stdio.def"
 #undef STDIO
 #undef STDIO_VOID
+#undef ST_UNPAREN
 
 #define SCANF(name, vname, param, stream)                                            \
     ST_EXPORT(int, name, (param, const char *fmt, ...))                              \

@@ -156,6 +156,38 @@ static int exhaust(const char *a, int hard_too)
     return 0;
 }
 
+/* One fseek and one fread line (not inlined: the compiler must not split
+ * the loop below into two copies with their own lines)... */
+static __attribute__((noinline)) size_t seek_and_read(FILE *f, long at)
+{
+    if (fseek(f, at, SEEK_SET) != 0)
+        exit(6);
+    return fread(buf, 1, 700, f);
+}
+
+/* ...called on one stream whose fd is made to name another file half-way:
+ * the calls from those lines must follow the fd to the new file, not keep
+ * booking on the stream as first seen. */
+static int dup2_same_site(const char *a, const char *b)
+{
+    FILE *f = fopen(a, "r");
+    if (!f)
+        return 4;
+    size_t n = 0;
+    for (int i = 0; i < 8; i++) {
+        if (i == 4) {
+            int fb = open(b, O_RDONLY);
+            if (fb < 0 || dup2(fb, fileno(f)) < 0)
+                return 5;
+            close(fb);
+        }
+        n += seek_and_read(f, (long)(i % 4) * 3000);
+    }
+    fclose(f);
+    printf("read %zu through one stream\n", n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -179,6 +211,8 @@ int main(int argc, char **argv)
         printf("read %zu through stdin\n", n);
         return 0;
     }
+    if (strcmp(mode, "dup2_same_site") == 0)
+        return dup2_same_site(a, b);
     if (strcmp(mode, "fd_exhaustion") == 0)
         return exhaust(a, 0);
     if (strcmp(mode, "rlimit_nofile") == 0)

@@ -963,7 +963,8 @@ for m in ("fork", "vfork", "vfork_exec", "vfork_failed_exec", "posix_spawn", "sy
     CASES[f"procs.{m}"] = (lambda m: lambda c: procs(c, m))(m)
 for m in EXIT_STATUS:
     CASES[f"exit.{m}"] = (lambda m: lambda c: exit_case(c, m))(m)
-for m in ("close_range", "closefrom", "dup2_over_std", "handler_stdio", "environ"):
+for m in ("close_range", "closefrom", "dup2_over_std", "dup2_same_site", "handler_stdio",
+          "environ"):
     CASES[f"hostile.{m}"] = (lambda m: lambda c: hostile(c, m))(m)
 for m in ("stderr_closed_reused", "stderr_broken_pipe", "stderr_closed_by_program",
           "stderr_dup2_by_program"):
