@@ -54,7 +54,8 @@
  * version_major changes when a reader of the previous major version would
  * misread the file; a reader refuses majors it does not know. version_minor
  * grows when things are added that old readers can skip (new info record
- * tags, new footer record tags). New event kinds need a new major.
+ * tags, new footer record tags). New event kinds, and new flags on old
+ * ones, need a new major.
  */
 #ifndef SEEKTRACE_TRACE_FORMAT_H
 #define SEEKTRACE_TRACE_FORMAT_H
@@ -64,7 +65,7 @@
 #define ST_TRACE_MAGIC "\x89SKTRACE" /* 8 bytes, no NUL */
 #define ST_TRACE_MAGIC_LEN 8
 #define ST_TRACE_ENDIAN 0x01020304u
-#define ST_TRACE_VERSION_MAJOR 2 /* 2 added OP events; 1 is still read */
+#define ST_TRACE_VERSION_MAJOR 3 /* 3 added CALL's F2, 2 OP events; 1 and 2 are still read */
 #define ST_TRACE_VERSION_MINOR 0
 #define ST_TRACE_FIXED_HEADER 256u
 #define ST_TRACE_SUFFIX ".sktrace"
@@ -196,8 +197,10 @@ enum st_trace_kind {
     ST_EV_BUF = 4,        /* u stream, u buffer_size, u requested_buffer_size,
                            * b mode|origin<<4, u len, bytes caveat: the
                            * stream's buffer as now seen */
-    ST_EV_CALL = 5,       /* F1 counted: u dt, b call — a call begins (a span,
-                           * ended by END); counted: calls[call] += 1 on target */
+    ST_EV_CALL = 5,       /* F1 counted, F2 cell given: [u cell], u dt, b call —
+                           * a call begins (a span, ended by END); F2: target =
+                           * cell first, as TARGET does (since version 3);
+                           * counted: calls[call] += 1 on target */
     ST_EV_END = 6,        /* u dt — the innermost open call of this thread ends */
     ST_EV_COUNT = 7,      /* b call: calls[call] += 1 on target, no span */
     ST_EV_READ = 8,       /* F1 call same (else b call first), F2 offset == expected
@@ -233,10 +236,13 @@ enum st_trace_kind {
     ST_EV_CLOSE = 19,     /* u stream, u dt: the stream was closed */
     ST_EV_LOST = 20,      /* u n: n events of this thread could not be recorded */
     ST_EV_CELL_DEF = 21,  /* u id, u owner (a file or stream), u site: target = id */
-    ST_EV_OP = 22,        /* u stream, b op (ST_OP_*), then the op's fields
-                           * below; F1 is the op's flag. One stdio call on a
-                           * stream as `seektrace whatif` replays it. Counts
-                           * nothing. Since version 2. */
+    ST_EV_OP = 22,        /* F2 ends the call: u stream, b op (ST_OP_*), then
+                           * the op's fields below, [u dt]; F1 is the op's
+                           * flag. One stdio call on a stream as `seektrace
+                           * whatif` replays it. Counts nothing. Since
+                           * version 2. F2 (since version 3): the OP is also
+                           * the END of the innermost open call, dt after it:
+                           * the same as OP then END (u dt). */
     ST_EV_KIND_MAX = 22
 };
 

@@ -39,6 +39,10 @@ struct st_trace_reader {
     uint32_t target;
     int call;
     int64_t expected, last_size;
+    /* An OP that ended its call (F2): the END it stands for is the next
+     * event, dt after the OP, at the OP's file offset. */
+    int end_pending;
+    uint64_t end_dt, end_offset;
     /* statistics */
     uint64_t bytes, chunks_read;
 };
@@ -297,7 +301,8 @@ struct st_trace_reader *st_trace_open_fd(int fd, const char *path, char err[ST_T
                         "this seektrace reads only little-endian traces", h.endian);
         goto bad;
     }
-    /* Version 2 only added OP events to version 1. */
+    /* Version 2 only added OP events to version 1, version 3 the F2 flags
+     * of CALL and OP. */
     if (h.version_major < 1 || h.version_major > ST_TRACE_VERSION_MAJOR) {
         fail(err, path, "trace format version %u.%u (byte 12); this seektrace reads versions "
                         "1.x to %d.x%s",
@@ -524,19 +529,33 @@ static int add_ok(int64_t a, int64_t b, int64_t *out)
 
 /* The flag bits each kind may carry (trace_format.h). */
 static const uint8_t allowed_flags[ST_EV_KIND_MAX + 1] = {
-    [ST_EV_CALL] = ST_EV_F1,
+    [ST_EV_CALL] = ST_EV_F1 | ST_EV_F2,
     [ST_EV_READ] = ST_EV_F1 | ST_EV_F2 | ST_EV_F3,
     [ST_EV_READ_REREAD] = ST_EV_F1 | ST_EV_F2 | ST_EV_F3,
     [ST_EV_LSEEK] = ST_EV_F1 | ST_EV_F2 | ST_EV_F3,
     [ST_EV_FSTAT] = ST_EV_F1,
     [ST_EV_DELIVER] = ST_EV_F1,
     [ST_EV_SEEK] = ST_EV_F1,
-    [ST_EV_OP] = ST_EV_F1,
+    [ST_EV_OP] = ST_EV_F1 | ST_EV_F2,
 };
 
 int st_trace_next(struct st_trace_reader *r, struct st_trace_event *ev,
                   char err[ST_TRACE_ERROR_MAX])
 {
+    if (r->end_pending) {
+        r->end_pending = 0;
+        memset(ev, 0, offsetof(struct st_trace_event, frames));
+        ev->nframes = 0;
+        ev->kind = ST_EV_END;
+        ev->tid = r->tid;
+        ev->chunk = r->chunk_index;
+        ev->file_offset = r->end_offset;
+        ev->call = -1;
+        r->time += r->end_dt;
+        ev->time_ns = r->time;
+        ev->target = r->target;
+        return 1;
+    }
     for (;;) {
         if (!r->in_chunk || r->p >= r->end) {
             r->in_chunk = 0;
@@ -647,6 +666,14 @@ int st_trace_next(struct st_trace_reader *r, struct st_trace_event *ev,
             BUFFER();
             break;
         case ST_EV_CALL:
+            if (hdr & ST_EV_F2) {
+                if (r->info.version_major < 3) {
+                    why = "a call naming its cell, which version 3 introduced";
+                    goto corrupt;
+                }
+                ID(r->target);
+                ev->target = r->target;
+            }
             TIME();
             BYTE(cb);
             if (cb >= r->info.ncalls) {
@@ -826,6 +853,15 @@ int st_trace_next(struct st_trace_reader *r, struct st_trace_event *ev,
                 why = "an unknown stream operation";
                 goto corrupt;
             }
+            if (hdr & ST_EV_F2) {
+                if (r->info.version_major < 3) {
+                    why = "an operation that ends its call, which version 3 introduced";
+                    goto corrupt;
+                }
+                U(r->end_dt);
+                r->end_pending = 1;
+                r->end_offset = ev->file_offset;
+            }
             break;
         default:
             why = "an unknown event kind";
@@ -839,6 +875,7 @@ int st_trace_next(struct st_trace_reader *r, struct st_trace_event *ev,
         r->p = p;
         return 1;
     corrupt:
+        r->end_pending = 0;
         fail(err, r->path, "corrupt event at byte %" PRIu64 " (chunk %" PRIu64 ", a %s event): %s",
              ev->file_offset, r->chunk_index, st_trace_kind_name(kind), why);
         return -1;

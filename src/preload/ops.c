@@ -12,31 +12,33 @@
 #include "thread_state.h"
 #include "trace_writer.h"
 
-/* One operation of s: to its 4 KiB what-if, and to the trace. */
-static void emit(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x)
+/* One operation of s: to its 4 KiB what-if, and to the trace; ends_call:
+ * see st_trace_op. */
+static void emit(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x, int ends_call)
 {
     if (!s)
         return;
-    st_whatif_stream_op(&s->whatif, s->buffer_size, op, flag, n, x);
-    st_trace_op(s, op, flag, n, x);
+    if (s->whatif.on || op == ST_OP_OPEN) /* OPEN decides whether it is on */
+        st_whatif_stream_op(&s->whatif, s->buffer_size, op, flag, n, x);
+    st_trace_op(s, op, flag, n, x, ends_call);
 }
 
 void st_ops_getc_run(struct st_stream *s, uint64_t n)
 {
     if (n > 0 && s && st_ops_wanted(s))
-        emit(s, ST_OP_GETC_RUN, 0, n, 0);
+        emit(s, ST_OP_GETC_RUN, 0, n, 0, 0);
 }
 
 void st_ops_getc_eof(struct st_stream *s)
 {
     if (s && st_ops_wanted(s))
-        emit(s, ST_OP_GETC_EOF, 0, 0, 0);
+        emit(s, ST_OP_GETC_EOF, 0, 0, 0, 0);
 }
 
 void st_ops_size(struct st_stream *s, int regular, uint64_t size)
 {
     if (s && st_ops_wanted(s))
-        emit(s, ST_OP_SIZE, regular, size, 0);
+        emit(s, ST_OP_SIZE, regular, size, 0, 0);
 }
 
 /* The stream's lock, only once a second thread exists (as glibc's stdio
@@ -70,7 +72,9 @@ static uint64_t settle(struct st_stream *s, FILE *fp)
 
 void st_ops_call_begins(struct st_stream *s, FILE *fp)
 {
-    if (st_capture_inferred)
+    /* Single-threaded, the lock is no lock: the usual case, nothing
+     * consumed since the mark, is then decided before taking it. */
+    if (st_capture_inferred || (__libc_single_threaded && st_ledger_at_mark(s, fp)))
         return;
     int locked = lock(fp);
     st_ops_getc_run(s, settle(s, fp));
@@ -92,7 +96,7 @@ static void returned(FILE *fp, enum st_call call, unsigned op, int flag, uint64_
         uint64_t consumed = settle(s, fp);
         if (st_ops_reads_per_byte(call))
             st_ops_getc_run(s, consumed);
-        emit(s, op, flag, n, x);
+        emit(s, op, flag, n, x, 1); /* st_call_end follows */
         unlock(fp, locked);
     }
     st_self.busy--;
@@ -137,7 +141,7 @@ void st_op_open(struct st_stream *s, const char *mode, int new_description)
         return;
     int read_only = mode[0] == 'r' && !strchr(mode, '+');
     int64_t offset = new_description ? 0 : st_desc_offset(st_fd_get(s->fd));
-    emit(s, ST_OP_OPEN, read_only, 0, offset);
+    emit(s, ST_OP_OPEN, read_only, 0, offset, 0);
 }
 
 /* glibc puts a byte back in place (_IO_sputbackc) when it equals the one

@@ -117,6 +117,8 @@ struct tw {
     uint8_t *pos, *end;
     uint32_t thread_seq;
     int span;          /* calls open (CALL written, END not yet) */
+    int call_ended;    /* an OP recorded the end of the wrapped call that is
+                        * ending: its st_trace_call_end_ writes nothing */
     int writing;       /* inside the writer (enter .. leave) */
     uint64_t sys_t0;   /* start of the syscall in progress */
     uint8_t *last_read, *last_read_end; /* the READ a reread may amend */
@@ -641,7 +643,7 @@ __attribute__((noinline)) static uint8_t *reserve_in_new_chunk(struct tw *t)
 
 static inline uint8_t *reserve(struct tw *t, size_t need)
 {
-    if (__builtin_expect(t->chunk && (size_t)(t->end - t->pos) >= need, 1))
+    if (__builtin_expect((size_t)(t->end - t->pos) >= need, 1)) /* no chunk: pos == end */
         return t->pos;
     return reserve_in_new_chunk(t);
 }
@@ -653,6 +655,28 @@ static void commit(struct tw *t, uint8_t *p)
     __atomic_store_n(&ch->used, (uint32_t)(p - t->chunk - ST_TRACE_CHUNK_HEADER), __ATOMIC_RELEASE);
 }
 
+/* A thread's first event of an epoch (the first ever, or the first in a
+ * fork child): its chunk state is stale, and the trace may not exist yet.
+ * t->epoch is set only once the trace is ready, so that after it the
+ * fast path needs no other check (the state leaves READY only through
+ * st_trace_restart, which bumps the epoch). */
+__attribute__((noinline)) static int enter_epoch(struct tw *t, unsigned epoch)
+{
+    t->chunk = t->pos = t->end = NULL;
+    t->lost_mode = 0;
+    t->span = 0;
+    t->call_ended = 0;
+    t->thread_seq = 0;
+    t->sys_t0 = 0;
+    t->last_read = NULL;
+    t->op_stream = NULL;
+    memset(t->cell_ids, 0, sizeof t->cell_ids);
+    if (!ensure_ready())
+        return 0;
+    t->epoch = epoch;
+    return 1;
+}
+
 /* Entering the writer: the thread is busy (nothing a signal handler does
  * meanwhile is counted or recorded), the trace exists. */
 static inline __attribute__((always_inline)) struct tw *enter(void)
@@ -662,18 +686,7 @@ static inline __attribute__((always_inline)) struct tw *enter(void)
     struct tw *t = &tw;
     st_self.busy++;
     unsigned epoch = __atomic_load_n(&g.epoch, __ATOMIC_ACQUIRE);
-    if (t->epoch != epoch) {
-        t->epoch = epoch;
-        t->chunk = t->pos = t->end = NULL;
-        t->lost_mode = 0;
-        t->span = 0;
-        t->thread_seq = 0;
-        t->sys_t0 = 0;
-        t->last_read = NULL;
-        t->op_stream = NULL;
-        memset(t->cell_ids, 0, sizeof t->cell_ids);
-    }
-    if (!ensure_ready()) {
+    if (__builtin_expect(t->epoch != epoch, 0) && !enter_epoch(t, epoch)) {
         st_self.busy--;
         return NULL;
     }
@@ -1065,34 +1078,74 @@ __attribute__((noinline)) static uint32_t cell_id_cached(struct tw *t, struct st
 
 #define EVENT_MAX 64
 
-/* Enters the writer with room for one event aimed at the cell c; NULL if
- * nothing can be recorded (then the event is counted as lost if it had to
- * be). On success the returned position is past the TARGET switch. */
-static uint8_t *begin_event(struct tw **tp, struct st_counts *c, const struct st_file *hint)
+/* reach_cell's rare half: the cell is not in the thread's cache (it may
+ * need defining), or the chunk is full. NULL: the event is lost and the
+ * writer left. */
+__attribute__((noinline)) static uint8_t *reach_cell_slow(struct tw *t, struct st_counts *c,
+                                                          const struct st_file *hint, unsigned way,
+                                                          uint32_t *id)
+{
+    *id = c == t->cell_ids[way].cell ? t->cell_ids[way].id : cell_id_cached(t, c, hint, way);
+    uint8_t *p = *id ? reserve(t, EVENT_MAX) : NULL;
+    if (!p) {
+        lost();
+        leave();
+    }
+    return p;
+}
+
+/* Enters the writer with room for one event aimed at the cell c, whose id
+ * is set in *id; NULL if nothing can be recorded (then the event is
+ * counted as lost if it had to be). Inline: every counting event passes
+ * here, and the usual case (a cached cell, room in the chunk) is a few
+ * loads and compares. */
+static inline __attribute__((always_inline)) uint8_t *reach_cell(struct tw **tp,
+                                                                 struct st_counts *c,
+                                                                 const struct st_file *hint,
+                                                                 uint32_t *id)
 {
     struct tw *t = enter();
     *tp = t;
     if (!t)
         return NULL;
     unsigned way = (unsigned)(((uintptr_t)c * 0x9E3779B97F4A7C15ull) >> 61);
-    uint32_t id = c == t->cell_ids[way].cell ? t->cell_ids[way].id : cell_id_cached(t, c, hint, way);
-    uint8_t *p = id ? reserve(t, EVENT_MAX) : NULL;
-    if (!p) {
-        lost();
-        leave();
-        *tp = NULL;
-        return NULL;
+    if (__builtin_expect(c == t->cell_ids[way].cell && t->end - t->pos >= EVENT_MAX, 1)) {
+        *id = t->cell_ids[way].id;
+        return t->pos;
     }
-    return put_target(t, p, id);
+    uint8_t *p = reach_cell_slow(t, c, hint, way, id);
+    if (!p)
+        *tp = NULL;
+    return p;
 }
 
+/* reach_cell, and the TARGET switch to the cell written: the position
+ * returned is past it. */
+static inline __attribute__((always_inline)) uint8_t *begin_event(struct tw **tp,
+                                                                  struct st_counts *c,
+                                                                  const struct st_file *hint)
+{
+    uint32_t id;
+    uint8_t *p = reach_cell(tp, c, hint, &id);
+    return p ? put_target(*tp, p, id) : NULL;
+}
+
+/* CALL names its cell itself (F2) when the target changes: a loop that
+ * alternates between two calls would otherwise need a TARGET per call. */
 void st_trace_call_begin_(struct st_counts *c, enum st_call call)
 {
     struct tw *t;
-    uint8_t *p = c ? begin_event(&t, c, NULL) : NULL;
+    uint32_t id;
+    uint8_t *p = c ? reach_cell(&t, c, NULL, &id) : NULL;
     if (!p)
         return;
-    *p++ = (uint8_t)(ST_EV_CALL | ST_EV_F1);
+    uint8_t *h = p++;
+    *h = (uint8_t)(ST_EV_CALL | ST_EV_F1);
+    if (t->target != id) {
+        *h |= ST_EV_F2;
+        p = st_put_u(p, id);
+        t->target = id;
+    }
     p = st_put_u(p, delta(t, now_ns()));
     *p++ = (uint8_t)call;
     t->call = (uint8_t)call;
@@ -1122,6 +1175,10 @@ void st_trace_slot_begin_(enum st_call call)
 
 void st_trace_call_end_(void)
 {
+    if (tw.call_ended) { /* the call's OP recorded its end */
+        tw.call_ended = 0;
+        return;
+    }
     struct tw *t = enter();
     if (!t)
         return;
@@ -1226,7 +1283,7 @@ void st_trace_seek_(struct st_counts *c, int kept, uint64_t resync)
     leave();
 }
 
-void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x)
+void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x, int ends_call)
 {
     if (!s)
         return;
@@ -1240,7 +1297,10 @@ void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_
     uint32_t id = t->op_stream_id;
     uint8_t *p = id ? reserve(t, EVENT_MAX) : NULL;
     if (p) {
-        *p++ = (uint8_t)(ST_EV_OP | (flag ? ST_EV_F1 : 0));
+        /* The END st_trace_call_end_ would write next, here instead: one
+         * record, one entry fewer per call. */
+        int ends = ends_call && t->span > 0;
+        *p++ = (uint8_t)(ST_EV_OP | (flag ? ST_EV_F1 : 0) | (ends ? ST_EV_F2 : 0));
         p = st_put_u(p, id);
         *p++ = (uint8_t)op;
         switch (op) {
@@ -1257,6 +1317,11 @@ void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_
         case ST_OP_SIZE: case ST_OP_FREAD: case ST_OP_GETC_RUN: case ST_OP_GETDELIM:
             p = st_put_u(p, n);
             break;
+        }
+        if (ends) {
+            p = st_put_u(p, delta(t, now_ns()));
+            t->span--;
+            t->call_ended = 1;
         }
         commit(t, p);
     } else if (id) {
@@ -1329,25 +1394,33 @@ void st_trace_reread_(uint64_t again)
         tw.last_read = NULL;
         return;
     }
+    /* A read that re-read all its bytes (the common case) turns the READ
+     * just written into READ_REREAD: one byte store, and either value is a
+     * whole event, so a crash in between leaves a readable trace. That
+     * store needs no entering: a signal handler's events land after the
+     * READ and leave it whole (the epoch check: a fork child's READ is in
+     * its parent's mapping). */
+    uint8_t *h = tw.last_read;
+    if (h && tw.pos == tw.last_read_end && (int64_t)again == tw.last_read_result &&
+        tw.epoch == __atomic_load_n(&g.epoch, __ATOMIC_ACQUIRE)) {
+        __atomic_store_n(h, (uint8_t)(ST_EV_READ_REREAD | (*h & 0xe0)), __ATOMIC_RELEASE);
+        tw.last_read = NULL;
+        return;
+    }
     struct tw *t = enter();
     if (!t)
         return;
-    /* A read that re-read all its bytes (the common case) turns the READ
-     * just written into READ_REREAD: one byte store, and either value is a
-     * whole event, so a crash in between leaves a readable trace. Anything
-     * else is an event of its own (begin_event left room for it). */
-    if (again && t->last_read && t->pos == t->last_read_end) {
-        if ((int64_t)again == t->last_read_result) {
-            uint8_t flags = *t->last_read & 0xe0;
-            __atomic_store_n(t->last_read, (uint8_t)(ST_EV_READ_REREAD | flags), __ATOMIC_RELEASE);
-        } else if (t->end - t->pos >= 1 + ST_VARINT_MAX) {
+    /* A partial re-read is an event of its own (begin_event left room for
+     * it). */
+    if (t->last_read && t->pos == t->last_read_end) {
+        if (t->end - t->pos >= 1 + ST_VARINT_MAX) {
             uint8_t *p = t->pos;
             *p++ = ST_EV_REREAD;
             commit(t, st_put_u(p, again));
         } else {
             lost();
         }
-    } else if (again) {
+    } else {
         lost();
     }
     t->last_read = NULL;
@@ -1587,7 +1660,7 @@ static void sync_buffers(void)
             if (target_find((uintptr_t)s | TAG_STREAM)) { /* never recorded: leave it so */
                 st_trace_buffer_(s);
                 if (!s->closed)
-                    st_trace_op_(s, ST_OP_EXIT, 0, 0, 0);
+                    st_trace_op_(s, ST_OP_EXIT, 0, 0, 0, 0);
             }
 }
 

@@ -76,7 +76,8 @@ void st_trace_lseek_(struct st_counts *c, enum st_call call, int64_t result);
 void st_trace_fstat_(struct st_counts *c, enum st_call call);
 void st_trace_write_(struct st_counts *c, ssize_t result);
 void st_trace_close_(struct st_stream *s);
-void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x);
+void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x,
+                  int ends_call);
 void st_trace_posix_read_(struct st_counts *c, enum st_call call, uint64_t requested,
                           ssize_t result);
 void st_trace_posix_lseek_(struct st_counts *c, int64_t result);
@@ -142,9 +143,12 @@ ST_TRACE_FORWARD(write, (struct st_counts *c, ssize_t result), (c, result))
 ST_TRACE_FORWARD(close, (struct st_stream *s), (s))
 /* A stream operation (ST_OP_*, trace_format.h) for `seektrace whatif`:
  * flag is its F1; n its unsigned field (FSEEK: whence; OTHER: the call);
- * x its signed one (OPEN, FSEEK: offset). */
-ST_TRACE_FORWARD(op, (struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x),
-                 (s, op, flag, n, x))
+ * x its signed one (OPEN, FSEEK: offset). ends_call: the op of a wrapped
+ * call whose st_trace_call_end comes next with nothing recorded between;
+ * the op records the call's end, and that st_trace_call_end nothing. */
+ST_TRACE_FORWARD(op, (struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x,
+                      int ends_call),
+                 (s, op, flag, n, x, ends_call))
 /* The program's own read-family call: calls += 1, and requested/delivered
  * as note_read books them (the syscall follows via st_trace_read). */
 ST_TRACE_FORWARD(posix_read, (struct st_counts *c, enum st_call call, uint64_t requested,
