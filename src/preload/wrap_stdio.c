@@ -57,6 +57,7 @@ int st_call_begin(enum st_call call, FILE *fp, void *caller)
 void st_call_end(int began)
 {
     if (began) {
+        st_self.lean = NULL;
         if (st_capture_inferred) {
             st_self.busy++;
             st_infer_end();
@@ -77,7 +78,8 @@ void st_call_end(int began)
  * followed (ops.h: nothing to record), it also ends without touching errno
  * (nothing on this path can change it): 2, and the hooks inside take their
  * lean path (t->lean). Otherwise 3: the trace and the ops are still to be
- * told (call_begin_rest). Else 0, with nothing done. */
+ * told (call_begin_rest), and the call ends like a slow-path one. Else 0,
+ * with nothing done. */
 static inline __attribute__((always_inline)) int call_begin_fast(enum st_call call, FILE *fp,
                                                                  void *caller)
 {
@@ -106,6 +108,11 @@ static inline __attribute__((always_inline)) int call_begin_fast(enum st_call ca
             t->lean = f;
             return 2;
         }
+        /* Followed but not traced: the ops are told around the call, and
+         * the hooks inside record nothing of their own unless the call
+         * reads a byte at a time (buffer_slot_enter): lean too. */
+        if (!st_trace_on && !st_ops_reads_per_byte(call))
+            t->lean = f;
         return 3;
     }
     t->in_call = 0;
