@@ -89,7 +89,7 @@ static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallbac
     uint64_t consumed = refill ? st_ledger_sync_refill(s, fp) : st_ledger_sync(s, fp);
     /* Outside any wrapped call, consumption since the mark was per-byte
      * reads (a wrapped call books its own when it begins and ends). */
-    if (consumed && (t->in_call == 2 || st_ops_reads_per_byte(t->call)))
+    if (consumed && (t->in_call == 2 || st_ops_reads_per_byte(t->call)) && st_ops_wanted(s))
         st_ops_getc_run(s, consumed);
     return 1;
 }
@@ -107,6 +107,14 @@ static void buffer_slot_leave(struct st_stream *s, FILE *fp, int outer, size_t h
         st_site_end();
         st_trace_call_end();
     }
+}
+
+/* A buffer slot that the outermost one runs into on the same FILE (a
+ * refill's underflow inside uflow or xsgetn): the ledger and the counts are
+ * the outer one's business, so it only keeps the depth. */
+static inline int inner_slot(const FILE *fp)
+{
+    return st_self.slot_depth && fp == st_self.slot_fp;
 }
 
 /* The lean path. Inside a wrapper's fast-path call that records nothing
@@ -163,6 +171,12 @@ static inline void lean_slot_leave(const struct st_fast_call *f, FILE *fp, int o
     }                                                                                \
     static ret hook_##name params                                                    \
     {                                                                                \
+        if (inner_slot(fp)) {                                                        \
+            st_self.slot_depth++;                                                    \
+            ret r = ORIG(name, type) args;                                           \
+            st_self.slot_depth--;                                                    \
+            return r;                                                                \
+        }                                                                            \
         const struct st_fast_call *f = lean_call(fp);                                \
         if (!f)                                                                      \
             return general_##name args;                                              \
