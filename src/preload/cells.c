@@ -4,12 +4,13 @@
 #include <stdint.h>
 
 #include "arena.h"
+#include "bulk.h"
 #include "registry_lock.h"
 #include "thread_state.h"
 
 #define BUCKETS 16384
 
-static struct st_cell *buckets[BUCKETS];
+static struct st_cell *buckets[BUCKETS] ST_BULK;
 
 static unsigned hash(const void *owner, const struct st_site *site)
 {

@@ -8,13 +8,14 @@
 
 #include "arena.h"
 #include "attribution.h"
+#include "bulk.h"
 #include "cells.h"
 #include "registry_lock.h"
 #include "streams.h"
 
 #define BUCKETS 4096
 
-static struct st_file *buckets[BUCKETS];
+static struct st_file *buckets[BUCKETS] ST_BULK;
 static struct st_file *all_files;
 
 static unsigned hash_path(const char *s)

@@ -31,8 +31,10 @@ struct start_fd {
     ino_t ino;
     int saved; /* the duplicate, or -1 */
 };
-static struct start_fd err_fd = {2, 0, 0, 0, -1};
-static struct start_fd out_fd = {-1, 0, 0, 0, -1};
+/* All zero until st_lifecycle_init fills them in: not known, so never
+ * written to or duplicated before. Zero, they live in .bss: initialised,
+ * they would put a page of the library's .data to copy at start-up. */
+static struct start_fd err_fd, out_fd;
 
 static int raw_getpid(void)
 {
@@ -75,8 +77,9 @@ static void after_fork_child(void)
 void st_lifecycle_init(void)
 {
     __atomic_store_n(&owner_pid, raw_getpid(), __ATOMIC_RELEASE);
+    err_fd = (struct start_fd){.fd = 2, .saved = -1};
     remember(&err_fd);
-    out_fd.fd = st_config.output_fd;
+    out_fd = (struct start_fd){.fd = st_config.output_fd, .saved = -1};
     remember(&out_fd);
     pthread_atfork(NULL, NULL, after_fork_child);
     st_signals_init();

@@ -63,8 +63,16 @@ static int enabled;
 static unsigned char fatal[NSIGS];
 
 /* What the program believes is installed wherever ours is: SIG_DFL with the
- * flags, mask and restorer the kernel would report back to it. */
-static struct sigaction believed[NSIGS];
+ * flags, mask and restorer the kernel would report back to it. A mask has
+ * only the kernel's 64 signal bits (glibc's sigaction passes no more either
+ * way): kept to those, the table takes 1.5 KiB, not three pages to touch at
+ * start-up. */
+struct belief {
+    int flags;
+    void (*restorer)(void);
+    unsigned long mask;
+};
+static struct belief believed[NSIGS];
 /* The restorer glibc's sigaction puts in every action it installs. */
 static void (*glibc_restorer)(void);
 
@@ -119,6 +127,13 @@ static void our_action(int sig, struct sigaction *sa)
         sa->sa_flags |= SA_ONSTACK;
 }
 
+static void believe(int sig, const struct sigaction *sa)
+{
+    believed[sig].flags = sa->sa_flags;
+    believed[sig].restorer = sa->sa_restorer;
+    memcpy(&believed[sig].mask, &sa->sa_mask, sizeof(unsigned long));
+}
+
 /* What the kernel would hold had the program's SIG_DFL request gone in. */
 static void remember_default(int sig, const struct sigaction *act)
 {
@@ -130,7 +145,7 @@ static void remember_default(int sig, const struct sigaction *act)
     sigdelset(&b.sa_mask, SIGSTOP);
     b.sa_flags = act->sa_flags | SA_RESTORER;
     b.sa_restorer = glibc_restorer;
-    believed[sig] = b;
+    believe(sig, &b);
 }
 
 /* Replaces ours, in an old action the kernel reported, by what the program
@@ -141,9 +156,9 @@ static void disguise(int sig, struct sigaction *old)
     if (!is_ours(old))
         return;
     old->sa_handler = SIG_DFL;
-    old->sa_flags = believed[sig].sa_flags;
-    old->sa_restorer = believed[sig].sa_restorer;
-    memcpy(&old->sa_mask, &believed[sig].sa_mask, sizeof(unsigned long));
+    old->sa_flags = believed[sig].flags;
+    old->sa_restorer = believed[sig].restorer;
+    memcpy(&old->sa_mask, &believed[sig].mask, sizeof(unsigned long));
 }
 
 static int do_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
@@ -296,9 +311,11 @@ static void on_fatal(int sig, siginfo_t *si, void *ucv)
     }
     /* The program's own disposition, as it set it. */
     resolve();
-    struct sigaction dfl = believed[sig];
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    dfl.sa_flags &= ~SA_RESTORER;
+    dfl.sa_flags = believed[sig].flags & ~SA_RESTORER;
+    memcpy(&dfl.sa_mask, &believed[sig].mask, sizeof(unsigned long));
     real_sigaction(sig, &dfl, NULL);
 
     /* Deliver it again to this thread, with its siginfo. It stays blocked
@@ -340,7 +357,7 @@ void st_signals_init(void)
         if (real_sigaction(sig, NULL, &cur) != 0)
             continue;
         fatal[sig] = 1;
-        believed[sig] = cur;
+        believe(sig, &cur);
         if (cur.sa_handler != SIG_DFL)
             continue; /* ignored, or a handler already (another constructor's) */
         our_action(sig, &mine);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "bulk.h"
 #include "libc_entry.h"
 #include "registry_lock.h"
 #include "thread_state.h"
@@ -22,7 +23,7 @@ struct range {
 int st_site_depth;
 static struct range runtime[MAX_RUNTIME];
 static int nruntime;
-static struct st_site *buckets[BUCKETS];
+static struct st_site *buckets[BUCKETS] ST_BULK;
 static struct st_site *all_sites;
 
 /* The objects whose frames are never "the program's line". */

@@ -5,6 +5,7 @@
 
 #include "arena.h"
 #include "attribution.h"
+#include "bulk.h"
 #include "cells.h"
 #include "fdtable.h"
 #include "files.h"
@@ -20,7 +21,7 @@ struct slot {
     struct st_stream *stream;
 };
 
-static struct slot table[CAPACITY];
+static struct slot table[CAPACITY] ST_BULK;
 /* Bumped on every unbind so per-thread caches notice (streams.h). */
 unsigned st_stream_epoch;
 

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "bulk.h"
 #include "config.h"
 #include "files.h"
 #include "cells.h"
@@ -301,8 +302,8 @@ void st_trace_restart(void)
 
 /* ---- creating the file ----------------------------------------------- */
 
-static uint8_t info_buf[INFO_MAX];
-static char scratch_path[MAX_PATH + 128];
+static uint8_t info_buf[INFO_MAX] ST_BULK;
+static char scratch_path[MAX_PATH + 128] ST_BULK;
 
 static uint8_t *info_record(uint8_t *p, unsigned tag, const void *data, size_t len)
 {
@@ -345,7 +346,7 @@ static size_t argv_bytes(char *out, size_t size)
 
 static size_t build_info(void)
 {
-    static char tmp[32768];
+    static char tmp[32768] ST_BULK;
     uint8_t *p = info_buf;
     size_t n = 0;
     for (int k = 0; k < ST_CALL_COUNT; k++) {
@@ -958,8 +959,8 @@ static void maps_line(struct tw *t, const char *line)
 
 static void scan_modules(struct tw *t)
 {
-    static char buf[8192];
-    static char line[MAX_PATH + 256];
+    static char buf[8192] ST_BULK;
+    static char line[MAX_PATH + 256] ST_BULK;
     long fd = sys_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
     if (fd < 0)
         return;
@@ -1538,7 +1539,7 @@ __attribute__((visibility("default"))) int seektrace_flush_v1(void)
 
 /* ---- the footer ---------------------------------------------------------- */
 
-static uint8_t counts_scratch[16384];
+static uint8_t counts_scratch[16384] ST_BULK;
 
 /* Appends to *p (NULL: only counts) and returns the bytes it would take. */
 struct sink {
