@@ -11,6 +11,9 @@
 #define ST_RANGES_MAX (1u << 20)
 #define MAX_CHUNKS (ST_RANGES_MAX / (ST_RANGES_CHUNK / 2))
 
+/* Bytes per chunk in the array of chunk pointers and ends. */
+#define REF_SIZE (sizeof(struct st_range_chunk *) + sizeof(uint64_t))
+
 void st_ranges_init(struct st_ranges *r, void *(*alloc)(size_t),
                     void (*release)(void *, size_t))
 {
@@ -25,6 +28,22 @@ int st_ranges_full(const struct st_ranges *r)
     return r->full;
 }
 
+/* Slots past a chunk's ranges, and ends past the last chunk's, are
+ * UINT64_MAX: locate then searches a chunk's ST_RANGES_CHUNK slots and all
+ * `cap` ends (both powers of two) in a fixed number of halvings, with no
+ * count to respect. */
+static void unused_slots(struct st_range_chunk *c, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        c->v[i].end = UINT64_MAX;
+}
+
+static void unused_ends(struct st_ranges *r, size_t from, size_t to)
+{
+    for (size_t i = from; i < to; i++)
+        r->ends[i] = UINT64_MAX;
+}
+
 static void put_free(struct st_ranges *r, struct st_range_chunk *c)
 {
     c->n = 0;
@@ -36,6 +55,7 @@ void st_ranges_clear(struct st_ranges *r)
 {
     for (size_t i = 0; i < r->nchunks; i++)
         put_free(r, r->chunks[i]);
+    unused_ends(r, 0, r->nchunks);
     r->nchunks = 0;
     r->n = 0;
     r->full = 0;
@@ -52,9 +72,10 @@ void st_ranges_free(struct st_ranges *r)
             r->release(c, sizeof *c);
         }
         if (r->chunks)
-            r->release(r->chunks, r->cap * sizeof(struct st_range_chunk *));
+            r->release(r->chunks, r->cap * REF_SIZE);
     }
     r->chunks = NULL;
+    r->ends = NULL;
     r->cap = 0;
     r->free = NULL;
 }
@@ -83,10 +104,12 @@ static struct st_range_chunk *new_chunk(struct st_ranges *r)
         return NULL;
     c->n = 0;
     c->next_free = NULL;
+    unused_slots(c, 0, ST_RANGES_CHUNK);
     return c;
 }
 
-/* Room for one more chunk pointer. */
+/* Room for one more chunk: its pointer and its end, in one allocation
+ * with the others. */
 static int reserve(struct st_ranges *r)
 {
     if (r->nchunks < r->cap)
@@ -94,20 +117,25 @@ static int reserve(struct st_ranges *r)
     if (r->nchunks >= MAX_CHUNKS)
         return -1;
     size_t cap = r->cap ? r->cap * 2 : 16;
-    struct st_range_chunk **p = r->alloc(cap * sizeof(struct st_range_chunk *));
+    struct st_range_chunk **p = r->alloc(cap * REF_SIZE);
     if (!p)
         return -1;
-    if (r->nchunks)
+    uint64_t *ends = (uint64_t *)(p + cap);
+    if (r->nchunks) {
         memcpy(p, r->chunks, r->nchunks * sizeof(struct st_range_chunk *));
+        memcpy(ends, r->ends, r->nchunks * sizeof *ends);
+    }
     if (r->chunks && r->release)
-        r->release(r->chunks, r->cap * sizeof(struct st_range_chunk *));
+        r->release(r->chunks, r->cap * REF_SIZE);
     r->chunks = p;
+    r->ends = ends;
     r->cap = cap;
+    unused_ends(r, r->nchunks, cap);
     return 0;
 }
 
-/* A new chunk at index ci (the ones from ci on move up); NULL when out of
- * memory or chunks. */
+/* A new chunk at index ci (the ones from ci on move up), its end for the
+ * caller to set (sync_end); NULL when out of memory or chunks. */
 static struct st_range_chunk *add_chunk_at(struct st_ranges *r, size_t ci)
 {
     struct st_range_chunk *c;
@@ -115,38 +143,45 @@ static struct st_range_chunk *add_chunk_at(struct st_ranges *r, size_t ci)
         return NULL;
     memmove(&r->chunks[ci + 1], &r->chunks[ci],
             (r->nchunks - ci) * sizeof(struct st_range_chunk *));
+    memmove(&r->ends[ci + 1], &r->ends[ci], (r->nchunks - ci) * sizeof *r->ends);
     r->chunks[ci] = c;
     r->nchunks++;
     return c;
 }
 
+/* Chunk ci's last range changed: so does its end. */
+static void sync_end(struct st_ranges *r, size_t ci)
+{
+    const struct st_range_chunk *c = r->chunks[ci];
+    r->ends[ci] = c->v[c->n - 1].end;
+}
+
 /* The first range whose end is >= start (the first that overlaps or
- * touches [start, ...)): chunk *ci, index *ii; *ci == nchunks if none. */
+ * touches [start, ...)): chunk *ci, index *ii; *ci == nchunks if none.
+ * Both searches halve a power-of-two span (the unused slots and ends are
+ * at UINT64_MAX, so they are never passed) without branching on the
+ * comparison: random reads make that branch a coin toss. The chunk found
+ * ends at or after start, so the range is inside it. */
 static void locate(const struct st_ranges *r, uint64_t start, size_t *ci, size_t *ii)
 {
-    size_t lo = 0, hi = r->nchunks;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        const struct st_range_chunk *c = r->chunks[mid];
-        if (c->v[c->n - 1].end < start)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    *ci = lo;
     *ii = 0;
-    if (lo == r->nchunks)
+    if (r->nchunks == 0) {
+        *ci = 0;
         return;
-    const struct st_range_chunk *c = r->chunks[lo];
-    size_t a = 0, b = c->n;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (c->v[mid].end < start)
-            a = mid + 1;
-        else
-            b = mid;
     }
-    *ii = a;
+    const uint64_t *e = r->ends;
+    for (size_t half = r->cap / 2; half > 0; half /= 2)
+        e += half & -(size_t)(e[half - 1] < start);
+    e += *e < start;
+    *ci = (size_t)(e - r->ends);
+    if (*ci == r->nchunks)
+        return;
+    const struct st_range_chunk *c = r->chunks[*ci];
+    const struct st_range *v = c->v;
+#pragma GCC unroll 8
+    for (size_t half = ST_RANGES_CHUNK / 2; half > 0; half /= 2)
+        v += half & -(size_t)(v[half - 1].end < start);
+    *ii = (size_t)(v - c->v) + (v->end < start);
 }
 
 /* Inserts x before position (ci, ii), where x lies strictly between the
@@ -160,6 +195,7 @@ static int insert_at(struct st_ranges *r, size_t ci, size_t ii, struct st_range 
     if (ii == 0 && ci > 0 && r->chunks[ci - 1]->n < ST_RANGES_CHUNK) {
         struct st_range_chunk *c = r->chunks[ci - 1];
         c->v[c->n++] = x;
+        r->ends[ci - 1] = x.end;
         r->n++;
         return 0;
     }
@@ -169,6 +205,7 @@ static int insert_at(struct st_ranges *r, size_t ci, size_t ii, struct st_range 
             return -1;
         c->v[0] = x;
         c->n = 1;
+        r->ends[ci] = x.end;
         r->n++;
         return 0;
     }
@@ -182,14 +219,19 @@ static int insert_at(struct st_ranges *r, size_t ci, size_t ii, struct st_range 
         memcpy(d->v, c->v + half, (ST_RANGES_CHUNK - half) * sizeof *d->v);
         d->n = ST_RANGES_CHUNK - half;
         c->n = half;
+        unused_slots(c, half, ST_RANGES_CHUNK);
+        sync_end(r, ci);
+        sync_end(r, ci + 1);
         if (ii > half) {
             c = d;
+            ci++;
             ii -= half;
         }
     }
     memmove(&c->v[ii + 1], &c->v[ii], (c->n - ii) * sizeof *c->v);
     c->v[ii] = x;
     c->n++;
+    sync_end(r, ci);
     r->n++;
     return 0;
 }
@@ -202,6 +244,7 @@ static void remove_after(struct st_ranges *r, size_t ci, size_t ii, size_t count
     size_t take = first->n - ii - 1 < count ? first->n - ii - 1 : count;
     memmove(&first->v[ii + 1], &first->v[ii + 1 + take],
             (first->n - ii - 1 - take) * sizeof *first->v);
+    unused_slots(first, first->n - take, first->n);
     first->n -= take;
     count -= take;
     size_t c = ci + 1, dropped = 0;
@@ -215,12 +258,16 @@ static void remove_after(struct st_ranges *r, size_t ci, size_t ii, size_t count
             continue;
         }
         memmove(&ch->v[0], &ch->v[count], (ch->n - count) * sizeof *ch->v);
+        unused_slots(ch, ch->n - count, ch->n);
         ch->n -= count;
         count = 0;
     }
     if (dropped) {
         memmove(&r->chunks[ci + 1], &r->chunks[ci + 1 + dropped],
                 (r->nchunks - ci - 1 - dropped) * sizeof(struct st_range_chunk *));
+        memmove(&r->ends[ci + 1], &r->ends[ci + 1 + dropped],
+                (r->nchunks - ci - 1 - dropped) * sizeof *r->ends);
+        unused_ends(r, r->nchunks - dropped, r->nchunks);
         r->nchunks -= dropped;
     }
 }
@@ -242,25 +289,14 @@ static uint64_t start_after_hint(const struct st_ranges *r)
     return r->hint_c + 1 < r->nchunks ? r->chunks[r->hint_c + 1]->v[0].start : UINT64_MAX;
 }
 
-/* The general case: find where [start, end) goes, count what it overlaps
- * and fold what it touches. Out of line, so the hinted adds above (most of
- * them: a read per refill) do not pay for its registers. */
-__attribute__((noinline)) static uint64_t add_located(struct st_ranges *r, uint64_t start,
-                                                      uint64_t end)
+/* The ranges from (ci, ii) on overlap or touch [start, end), or none does:
+ * count the overlap, and fold them into the first, or insert the new
+ * range. Out of line, so that a block read again (found by add_located)
+ * does not pay for its registers. */
+__attribute__((noinline)) static uint64_t fold_or_insert(struct st_ranges *r, size_t ci,
+                                                         size_t ii, uint64_t start, uint64_t end,
+                                                         struct st_range *held)
 {
-    uint64_t len = end - start;
-    size_t ci, ii;
-    locate(r, start, &ci, &ii);
-    /* Bytes inside one known range (a block read again): all of it was
-     * there, and the set does not change. */
-    if (ci < r->nchunks && r->chunks[ci]->v[ii].start <= start && r->chunks[ci]->v[ii].end >= end) {
-        r->hint_c = ci;
-        r->hint_i = ii;
-        return len;
-    }
-
-    /* The ranges from (ci, ii) on that overlap or touch [start, end): count
-     * the overlap, and fold them into the first. */
     uint64_t overlap = 0, lo = start, hi = end;
     size_t folded = 0;
     for (size_t c = ci, i = ii; c < r->nchunks; c++, i = 0) {
@@ -284,44 +320,71 @@ __attribute__((noinline)) static uint64_t add_located(struct st_ranges *r, uint6
         /* Where the new range lands (a chunk may split, an earlier chunk
          * take it) is insert_at's business: no hint. */
         r->hint_c = SIZE_MAX;
-        if (insert_at(r, ci, ii, (struct st_range){start, end}) != 0)
+        if (insert_at(r, ci, ii, (struct st_range){start, end}) != 0) {
             r->full = 1;
+            *held = (struct st_range){0, 0};
+        } else {
+            *held = (struct st_range){start, end};
+        }
         return overlap;
     }
-    r->chunks[ci]->v[ii] = (struct st_range){lo, hi};
+    r->chunks[ci]->v[ii] = *held = (struct st_range){lo, hi};
     if (folded > 1)
         remove_after(r, ci, ii, folded - 1);
+    sync_end(r, ci);
     /* remove_after only takes ranges after (ci, ii) and chunks after ci. */
     r->hint_c = ci;
     r->hint_i = ii;
     return overlap;
 }
 
-int st_ranges_last(const struct st_ranges *r, struct st_range *out)
+/* The general case: find where [start, end) goes. Out of line, so the
+ * hinted adds below (most of them: a read per refill) do not pay for its
+ * registers. */
+__attribute__((noinline)) static uint64_t add_located(struct st_ranges *r, uint64_t start,
+                                                      uint64_t end, struct st_range *held)
 {
-    const struct st_range *h = hinted(r);
-    if (h)
-        *out = *h;
-    return h != NULL;
+    size_t ci, ii;
+    locate(r, start, &ci, &ii);
+    /* Bytes inside one known range (a block read again): all of it was
+     * there, and the set does not change. */
+    if (ci < r->nchunks) {
+        const struct st_range *v = &r->chunks[ci]->v[ii];
+        if (v->start <= start && v->end >= end) {
+            r->hint_c = ci;
+            r->hint_i = ii;
+            *held = *v;
+            return end - start;
+        }
+    }
+    return fold_or_insert(r, ci, ii, start, end, held);
 }
 
-uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len)
+uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len, struct st_range *held)
 {
-    if (len == 0)
+    if (len == 0) {
+        *held = (struct st_range){0, 0};
         return 0;
+    }
     uint64_t end = start + len;
     /* [start, end) begins inside or right at the end of the hinted range:
      * it is in it, or it extends it without reaching the next one. Ranges
      * never touch, so no range before the hinted one is concerned. */
     struct st_range *h = hinted(r);
     if (h && h->start <= start && start <= h->end) {
-        if (end <= h->end)
+        if (end <= h->end) {
+            *held = *h;
             return len;
+        }
         if (start_after_hint(r) > end) {
             uint64_t overlap = h->end - start;
             h->end = end;
+            /* The chunk's last range is this one or ends after it. */
+            if (r->ends[r->hint_c] < end)
+                r->ends[r->hint_c] = end;
+            *held = *h;
             return overlap;
         }
     }
-    return add_located(r, start, end);
+    return add_located(r, start, end, held);
 }

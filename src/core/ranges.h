@@ -8,9 +8,11 @@
  *
  * The ranges live in chunks of up to ST_RANGES_CHUNK, in order: an insert or
  * a merge moves the entries of one chunk (and, when a chunk splits or
- * empties, the array of chunk pointers), never the whole set. A flat sorted
- * array moved half the set on every random read: ~3,200 instructions a read
- * at a few thousand ranges (Python's random seek + read, bench/). */
+ * empties, the arrays of chunk pointers and ends), never the whole set. A
+ * flat sorted array moved half the set on every random read: ~3,200
+ * instructions a read at a few thousand ranges (Python's random seek + read,
+ * bench/). Finding a byte takes two branch-free binary searches, over the
+ * chunks' ends and then inside one chunk, of fixed length (ranges.c). */
 #ifndef SEEKTRACE_RANGES_H
 #define SEEKTRACE_RANGES_H
 
@@ -31,18 +33,21 @@ struct st_range_chunk {
 
 struct st_ranges {
     struct st_range_chunk **chunks; /* in order, none empty */
-    size_t nchunks, cap;            /* chunk pointers used / allocated */
-    size_t n;                       /* ranges in all chunks */
-    int full;                       /* a range could not be added */
-    struct st_range_chunk *free;    /* emptied chunks, kept for reuse */
+    /* ends[i]: the end of chunks[i]'s last range. Locating a byte searches
+     * these, side by side, before it opens a chunk. */
+    uint64_t *ends;
+    size_t nchunks, cap;         /* chunks used / room for (a power of two) */
+    size_t n;                    /* ranges in all chunks */
+    int full;                    /* a range could not be added */
+    struct st_range_chunk *free; /* emptied chunks, kept for reuse */
     /* Where the last add left its range (hint_c == SIZE_MAX: unknown). A
      * sequential reader extends that range, and a block read again usually
      * lies in it: most adds look no further (ranges.c). */
     size_t hint_c, hint_i;
     /* Returns zeroed-or-not memory of at least size bytes, or NULL. */
     void *(*alloc)(size_t size);
-    /* May be NULL: memory is then never given back (an outgrown array of
-     * chunk pointers is abandoned). */
+    /* May be NULL: memory is then never given back (outgrown arrays of
+     * chunk pointers and ends are abandoned). */
     void (*release)(void *p, size_t size);
 };
 
@@ -50,14 +55,13 @@ void st_ranges_init(struct st_ranges *r, void *(*alloc)(size_t),
                     void (*release)(void *, size_t));
 
 /* Adds [start, start+len) and returns how many of those bytes were present
- * before. When memory runs out the set stops growing and later overlaps are
- * undercounted, never overcounted; st_ranges_full() says so. */
-uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len);
+ * before; *held is then the range of the set that holds them all ({0, 0}
+ * when none does: len 0, or the range could not be kept). When memory runs
+ * out the set stops growing and later overlaps are undercounted, never
+ * overcounted; st_ranges_full() says so. */
+uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len, struct st_range *held);
 
 int st_ranges_full(const struct st_ranges *r);
-
-/* The range the last add ended in, when that is known: 1 and *out set. */
-int st_ranges_last(const struct st_ranges *r, struct st_range *out);
 
 /* Forgets every range (the memory is kept for reuse). */
 void st_ranges_clear(struct st_ranges *r);

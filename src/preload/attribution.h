@@ -59,18 +59,55 @@ static inline struct st_site *st_current_site(void)
     return st_current_site_slow();
 }
 
+/* (owner, return address) -> (site, cell), for the sites a return address
+ * decides: a loop whose calls come from a few lines (an fseek, then an
+ * fread; a read, then an lseek) alternates between them, and the one-entry
+ * caches above miss on every call. Direct mapped; per thread, so no lock.
+ * Sites and cells live until exit, so an entry never goes stale. Filled by
+ * attribution.c, never with ST_SITE_UNWIND or a NULL cell; an empty entry
+ * is all NULL, which no owner and no pending site's return address is: a
+ * match of both needs no other test. */
+#define ST_PAIR_WAYS 8
+
+struct st_pair {
+    const void *owner;
+    void *ra;
+    struct st_site *site;
+    struct st_cell *cell;
+};
+
+extern __thread struct st_pair st_pairs[ST_PAIR_WAYS] __attribute__((tls_model("initial-exec")));
+
+static inline struct st_pair *st_pair_of(const void *owner, void *ra)
+{
+    uintptr_t x = (uintptr_t)owner ^ (uintptr_t)ra;
+    return &st_pairs[(x ^ (x >> 5) ^ (x >> 11)) % ST_PAIR_WAYS];
+}
+
 /* The counts of `owner` (a stream, or a file's direct calls, whose cells
  * are *owner_cells) at the site of the call in progress: what every event
  * books on. Inline when the site is known (resolved, or the last caller's)
- * and the cell is this thread's last one; otherwise one look-up by (owner,
- * return address) finds both. NULL when out of memory. */
+ * and the cell is this thread's last one, and when (owner, return address)
+ * is in st_pairs (a loop alternating between two lines: a few loads);
+ * otherwise the look-ups behind them, out of line. NULL when out of memory.
+ * Callers are busy (record.h), so no signal handler's call meets an entry
+ * half read. */
 struct st_counts *st_counts_here_slow(const void *owner, struct st_cell **owner_cells);
 static inline struct st_counts *st_counts_here(const void *owner, struct st_cell **owner_cells)
 {
     struct st_thread *t = &st_self;
     if (__builtin_expect(!t->site_pending || t->site_ra == t->cached_ra, 1))
         return st_cell_counts(owner, owner_cells, st_current_site());
-    return st_counts_here_slow(owner, owner_cells);
+    void *ra = t->site_ra;
+    const struct st_pair *p = st_pair_of(owner, ra);
+    if (__builtin_expect(p->owner != owner || p->ra != ra, 0))
+        return st_counts_here_slow(owner, owner_cells);
+    t->site = p->site;
+    t->site_pending = 0;
+    t->cached_ra = ra;
+    t->cached_ra_site = p->site;
+    t->cached_cell = p->cell;
+    return &p->cell->counts;
 }
 
 #endif

@@ -92,23 +92,21 @@ static __thread struct {
 static __attribute__((noinline)) uint64_t note_range_slow(struct st_file *f, uint64_t offset,
                                                           uint64_t len)
 {
-    uint64_t end = offset + len;
     /* One thread: nobody to exclude (a signal handler's reads never get
      * here: callers are busy), and no atomic exchange to pay. */
     int locked = !__libc_single_threaded;
     if (locked)
         st_spin_lock(&f->ranges_lock);
-    uint64_t overlap = st_ranges_add(&f->ranges, offset, len);
-    struct st_range last;
-    int in_last = st_ranges_last(&f->ranges, &last) && last.start <= offset && end <= last.end;
+    struct st_range held;
+    uint64_t overlap = st_ranges_add(&f->ranges, offset, len, &held);
     unsigned generation = f->ranges_generation;
     if (locked)
         st_spin_unlock(&f->ranges_lock);
-    if (in_last) {
+    if (held.end != 0) {
         known.file = f;
         known.generation = generation;
-        known.start = last.start;
-        known.end = last.end;
+        known.start = held.start;
+        known.end = held.end;
     }
     return overlap;
 }

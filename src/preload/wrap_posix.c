@@ -70,10 +70,12 @@ static void note_lseek(int fd, off64_t r)
 }
 
 /* The bookkeeping after a real call: skipped when seektrace itself made
- * the call, charged to the wrapper's caller, never allowed to change errno.
- * A read or lseek a signal handler makes while this thread is inside that
- * bookkeeping is only counted (st_record_in_handler). */
-#define AFTER(stmt)                                                                  \
+ * the call (busy), charged to the wrapper's caller, never allowed to change
+ * errno. busy_stmt runs when it is skipped: there a read or an lseek counts
+ * what a signal handler makes while this thread is inside that bookkeeping
+ * (st_record_in_handler), a test that a call which did its bookkeeping
+ * need not make. */
+#define AFTER_ELSE(stmt, busy_stmt)                                                  \
     do {                                                                             \
         if (!st_self.busy) {                                                         \
             int saved_errno = errno;                                                 \
@@ -83,8 +85,11 @@ static void note_lseek(int fd, off64_t r)
             st_site_end();                                                           \
             st_self.busy--;                                                          \
             errno = saved_errno;                                                     \
+        } else {                                                                     \
+            busy_stmt;                                                               \
         }                                                                            \
     } while (0)
+#define AFTER(stmt) AFTER_ELSE(stmt, (void)0)
 
 #define POSIX_READ(call, name, params, args, fd, req, off)                           \
     ST_EXPORT(ssize_t, name, params)                                                 \
@@ -92,9 +97,8 @@ static void note_lseek(int fd, off64_t r)
         st_ensure_init();                                                            \
         st_trace_sys_begin();                                                        \
         ssize_t r = REAL(name) args;                                                 \
-        AFTER(note_read(fd, ST_CALL_##call, req, off, r));                           \
-        if (st_record_in_handler())                                                  \
-            st_record_handler_read(fd, r);                                           \
+        AFTER_ELSE(note_read(fd, ST_CALL_##call, req, off, r),                       \
+                   if (st_record_in_handler()) st_record_handler_read(fd, r));       \
         return r;                                                                    \
     }
 #define POSIX_SEEK(name, ret, params, args, fd)                                      \
@@ -103,9 +107,8 @@ static void note_lseek(int fd, off64_t r)
         st_ensure_init();                                                            \
         st_trace_sys_begin();                                                        \
         ret r = REAL(name) args;                                                     \
-        AFTER(note_lseek(fd, r));                                                    \
-        if (st_record_in_handler())                                                  \
-            st_record_handler_lseek(fd);                                             \
+        AFTER_ELSE(note_lseek(fd, r),                                                \
+                   if (st_record_in_handler()) st_record_handler_lseek(fd));         \
         return r;                                                                    \
     }
 /* dup2 and dup3 close whatever was at nfd (fd 2: lifecycle.h). */

@@ -8,6 +8,9 @@
 
 #include "ranges.h"
 
+/* What the last add says holds its bytes. */
+static struct st_range held;
+
 static void *zalloc(size_t n) { return calloc(1, n); }
 static void release(void *p, size_t n) { (void)n; free(p); }
 
@@ -30,23 +33,23 @@ static int teardown(void **state)
 static void first_read_is_never_a_reread(void **state)
 {
     struct st_ranges *r = *state;
-    assert_int_equal(st_ranges_add(r, 0, 4096), 0);
+    assert_int_equal(st_ranges_add(r, 0, 4096, &held), 0);
     assert_int_equal(st_ranges_count(r), 1);
 }
 
 static void same_range_twice_is_all_reread(void **state)
 {
     struct st_ranges *r = *state;
-    st_ranges_add(r, 4096, 4096);
-    assert_int_equal(st_ranges_add(r, 4096, 4096), 4096);
+    st_ranges_add(r, 4096, 4096, &held);
+    assert_int_equal(st_ranges_add(r, 4096, 4096, &held), 4096);
     assert_int_equal(st_ranges_count(r), 1);
 }
 
 static void partial_overlap_counts_only_the_overlap(void **state)
 {
     struct st_ranges *r = *state;
-    st_ranges_add(r, 100, 100);                          /* [100,200) */
-    assert_int_equal(st_ranges_add(r, 150, 100), 50);    /* [150,250) */
+    st_ranges_add(r, 100, 100, &held);                          /* [100,200) */
+    assert_int_equal(st_ranges_add(r, 150, 100, &held), 50);    /* [150,250) */
     assert_int_equal(st_ranges_count(r), 1);
     assert_int_equal(st_ranges_at(r, 0).start, 100);
     assert_int_equal(st_ranges_at(r, 0).end, 250);
@@ -55,8 +58,8 @@ static void partial_overlap_counts_only_the_overlap(void **state)
 static void adjacent_ranges_merge_without_overlap(void **state)
 {
     struct st_ranges *r = *state;
-    assert_int_equal(st_ranges_add(r, 0, 10), 0);
-    assert_int_equal(st_ranges_add(r, 10, 10), 0);
+    assert_int_equal(st_ranges_add(r, 0, 10, &held), 0);
+    assert_int_equal(st_ranges_add(r, 10, 10, &held), 0);
     assert_int_equal(st_ranges_count(r), 1);
     assert_int_equal(st_ranges_at(r, 0).end, 20);
 }
@@ -64,11 +67,11 @@ static void adjacent_ranges_merge_without_overlap(void **state)
 static void a_range_spanning_several_counts_each_and_folds_them(void **state)
 {
     struct st_ranges *r = *state;
-    st_ranges_add(r, 0, 10);    /* [0,10)  */
-    st_ranges_add(r, 20, 10);   /* [20,30) */
-    st_ranges_add(r, 40, 10);   /* [40,50) */
+    st_ranges_add(r, 0, 10, &held);    /* [0,10)  */
+    st_ranges_add(r, 20, 10, &held);   /* [20,30) */
+    st_ranges_add(r, 40, 10, &held);   /* [40,50) */
     assert_int_equal(st_ranges_count(r), 3);
-    assert_int_equal(st_ranges_add(r, 5, 40), 5 + 10 + 5); /* [5,45) */
+    assert_int_equal(st_ranges_add(r, 5, 40, &held), 5 + 10 + 5); /* [5,45) */
     assert_int_equal(st_ranges_count(r), 1);
     assert_int_equal(st_ranges_at(r, 0).start, 0);
     assert_int_equal(st_ranges_at(r, 0).end, 50);
@@ -78,26 +81,26 @@ static void disjoint_ranges_stay_sorted(void **state)
 {
     struct st_ranges *r = *state;
     for (uint64_t i = 100; i > 0; i--)
-        assert_int_equal(st_ranges_add(r, i * 100, 10), 0);
+        assert_int_equal(st_ranges_add(r, i * 100, 10, &held), 0);
     assert_int_equal(st_ranges_count(r), 100);
     for (size_t i = 1; i < st_ranges_count(r); i++)
         assert_true(st_ranges_at(r, i - 1).end < st_ranges_at(r, i).start);
-    assert_int_equal(st_ranges_add(r, 0, 100000), 1000);
+    assert_int_equal(st_ranges_add(r, 0, 100000, &held), 1000);
     assert_int_equal(st_ranges_count(r), 1);
 }
 
 static void clear_forgets(void **state)
 {
     struct st_ranges *r = *state;
-    st_ranges_add(r, 0, 10);
+    st_ranges_add(r, 0, 10, &held);
     st_ranges_clear(r);
-    assert_int_equal(st_ranges_add(r, 0, 10), 0);
+    assert_int_equal(st_ranges_add(r, 0, 10, &held), 0);
 }
 
 static void zero_length_changes_nothing(void **state)
 {
     struct st_ranges *r = *state;
-    assert_int_equal(st_ranges_add(r, 5, 0), 0);
+    assert_int_equal(st_ranges_add(r, 5, 0, &held), 0);
     assert_int_equal(st_ranges_count(r), 0);
 }
 
@@ -106,26 +109,25 @@ static void zero_length_changes_nothing(void **state)
 static void extending_the_last_range_stops_at_the_next(void **state)
 {
     struct st_ranges *r = *state;
-    assert_int_equal(st_ranges_add(r, 10000, 100), 0);
+    assert_int_equal(st_ranges_add(r, 10000, 100, &held), 0);
     for (uint64_t at = 0; at < 8192; at += 1024)
-        assert_int_equal(st_ranges_add(r, at, 1024), 0); /* sequential: one range */
+        assert_int_equal(st_ranges_add(r, at, 1024, &held), 0); /* sequential: one range */
     assert_int_equal(st_ranges_count(r), 2);
-    assert_int_equal(st_ranges_add(r, 100, 50), 50);     /* inside the hinted range */
-    assert_int_equal(st_ranges_add(r, 8000, 1000), 192); /* extends it: 8192..9000 new */
+    assert_int_equal(st_ranges_add(r, 100, 50, &held), 50);     /* inside the hinted range */
+    assert_int_equal(st_ranges_add(r, 8000, 1000, &held), 192); /* extends it: 8192..9000 new */
     assert_int_equal(st_ranges_count(r), 2);
-    assert_int_equal(st_ranges_add(r, 9000, 1000), 0);   /* now touches 10000: folds */
+    assert_int_equal(st_ranges_add(r, 9000, 1000, &held), 0);   /* now touches 10000: folds */
     assert_int_equal(st_ranges_count(r), 1);
     assert_int_equal(st_ranges_at(r, 0).start, 0);
     assert_int_equal(st_ranges_at(r, 0).end, 10100);
-    assert_int_equal(st_ranges_add(r, 9500, 700), 600);  /* past the end: 10100..10200 */
+    assert_int_equal(st_ranges_add(r, 9500, 700, &held), 600);  /* past the end: 10100..10200 */
     assert_int_equal(st_ranges_at(r, 0).end, 10200);
-    struct st_range last;
-    assert_true(st_ranges_last(r, &last));
-    assert_int_equal(last.start, 0);
-    assert_int_equal(last.end, 10200);
+    assert_int_equal(held.start, 0);
+    assert_int_equal(held.end, 10200);
     st_ranges_clear(r);
-    assert_false(st_ranges_last(r, &last));
-    assert_int_equal(st_ranges_add(r, 0, 10), 0);        /* the hint went with the set */
+    assert_int_equal(st_ranges_add(r, 0, 10, &held), 0);        /* the hint went with the set */
+    assert_int_equal(held.start, 0);
+    assert_int_equal(held.end, 10);
 }
 
 static void *failing_alloc(size_t n) { (void)n; return NULL; }
@@ -135,8 +137,9 @@ static void out_of_memory_undercounts_never_overcounts(void **state)
     (void)state;
     struct st_ranges r;
     st_ranges_init(&r, failing_alloc, NULL);
-    assert_int_equal(st_ranges_add(&r, 0, 10), 0);
-    assert_int_equal(st_ranges_add(&r, 0, 10), 0);
+    assert_int_equal(st_ranges_add(&r, 0, 10, &held), 0);
+    assert_int_equal(held.end, 0); /* nothing holds it */
+    assert_int_equal(st_ranges_add(&r, 0, 10, &held), 0);
     assert_int_equal(st_ranges_count(&r), 0);
 }
 
@@ -149,7 +152,7 @@ static void many_ranges_split_and_fold_across_chunks(void **state)
     const uint64_t n = 5000;
     for (uint64_t k = 0; k < n; k++) {
         uint64_t i = (k * 2654435761u) % n; /* a permutation of 0..n-1 */
-        assert_int_equal(st_ranges_add(r, i * 100, 10), 0);
+        assert_int_equal(st_ranges_add(r, i * 100, 10, &held), 0);
     }
     assert_int_equal(st_ranges_count(r), n);
     for (size_t i = 0; i < n; i++) {
@@ -158,7 +161,7 @@ static void many_ranges_split_and_fold_across_chunks(void **state)
     }
     /* [1005, 250005) touches ranges 10..2500: 5 bytes of the first, all of
      * 11..2499, 5 bytes of the last; they become [1000, 250010). */
-    assert_int_equal(st_ranges_add(r, 1005, 249000), 5 + (2499 - 11 + 1) * 10 + 5);
+    assert_int_equal(st_ranges_add(r, 1005, 249000, &held), 5 + (2499 - 11 + 1) * 10 + 5);
     assert_int_equal(st_ranges_count(r), n - (2500 - 10));
     assert_int_equal(st_ranges_at(r, 10).start, 1000);
     assert_int_equal(st_ranges_at(r, 10).end, 250010);
@@ -166,45 +169,60 @@ static void many_ranges_split_and_fold_across_chunks(void **state)
     for (size_t i = 1; i < st_ranges_count(r); i++)
         assert_true(st_ranges_at(r, i - 1).end < st_ranges_at(r, i).start);
     /* Everything: ranges 0..9, the merged one, and 2501..4999. */
-    assert_int_equal(st_ranges_add(r, 0, n * 100), 10 * 10 + (250010 - 1000) + (n - 2501) * 10);
+    assert_int_equal(st_ranges_add(r, 0, n * 100, &held),
+                     10 * 10 + (250010 - 1000) + (n - 2501) * 10);
     assert_int_equal(st_ranges_count(r), 1);
 }
 
-/* The set against a plain byte map, over random reads in a small file:
- * every overlap returned and every range kept must agree. */
-static void random_reads_match_a_byte_map(void **state)
+/* The set against a plain byte map, over random reads in a file of `size`
+ * bytes, mostly shorter than `len_short`, every `long_every`-th one up to
+ * `len_long`: every overlap returned, every held range and every range kept
+ * must agree. */
+static void check_against_byte_map(size_t size, int rounds, int ops, uint64_t len_short,
+                                   int long_every, uint64_t len_long)
 {
-    (void)state;
-    enum { SIZE = 1 << 14 };
-    static unsigned char seen[SIZE];
+    unsigned char *seen = malloc(size);
+    assert_non_null(seen);
     uint64_t x = 88172645463325252ull;
-    for (int round = 0; round < 40; round++) {
+    for (int round = 0; round < rounds; round++) {
         struct st_ranges r;
         st_ranges_init(&r, zalloc, release);
-        for (size_t i = 0; i < SIZE; i++)
+        for (size_t i = 0; i < size; i++)
             seen[i] = 0;
-        for (int op = 0; op < 3000; op++) {
+        for (int op = 0; op < ops; op++) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-            uint64_t start = x % SIZE;
-            uint64_t len = (x >> 20) % (round % 4 == 0 ? 600 : 40);
-            if (start + len > SIZE)
-                len = SIZE - start;
+            uint64_t start = x % size;
+            uint64_t len = (x >> 20) % (op % long_every == 0 ? len_long : len_short);
+            if (start + len > size)
+                len = size - start;
             uint64_t expect = 0;
             for (uint64_t b = start; b < start + len; b++) {
                 expect += seen[b];
                 seen[b] = 1;
             }
-            assert_int_equal(st_ranges_add(&r, start, len), expect);
+            assert_int_equal(st_ranges_add(&r, start, len, &held), expect);
+            if (len == 0) {
+                assert_int_equal(held.end, 0);
+                continue;
+            }
+            /* held is the maximal run of the map around the new bytes. */
+            uint64_t lo = start, hi = start + len;
+            while (lo > 0 && seen[lo - 1])
+                lo--;
+            while (hi < size && seen[hi])
+                hi++;
+            assert_int_equal(held.start, lo);
+            assert_int_equal(held.end, hi);
         }
         /* The ranges are exactly the maximal runs of the map. */
         size_t k = 0;
-        for (size_t b = 0; b < SIZE;) {
+        for (size_t b = 0; b < size;) {
             if (!seen[b]) {
                 b++;
                 continue;
             }
             size_t e = b;
-            while (e < SIZE && seen[e])
+            while (e < size && seen[e])
                 e++;
             assert_true(k < st_ranges_count(&r));
             assert_int_equal(st_ranges_at(&r, k).start, b);
@@ -216,20 +234,37 @@ static void random_reads_match_a_byte_map(void **state)
         assert_false(st_ranges_full(&r));
         st_ranges_free(&r);
     }
+    free(seen);
+}
+
+static void random_reads_match_a_byte_map(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 40; round++)
+        check_against_byte_map(1 << 14, 1, 3000, round % 4 == 0 ? 600 : 40, 1, 40);
+}
+
+/* Enough ranges for hundreds of chunks (the array of chunk refs doubles
+ * several times), and long reads that fold and drop whole chunks: the
+ * searches must never stop at a chunk or slot that is no longer used. */
+static void many_chunks_grow_and_drop_match_a_byte_map(void **state)
+{
+    (void)state;
+    check_against_byte_map(1 << 18, 4, 20000, 16, 500, 4096);
 }
 
 static void clear_keeps_chunks_for_reuse(void **state)
 {
     struct st_ranges *r = *state;
     for (uint64_t i = 0; i < 1000; i++)
-        st_ranges_add(r, i * 10, 5);
+        st_ranges_add(r, i * 10, 5, &held);
     st_ranges_clear(r);
     assert_int_equal(st_ranges_count(r), 0);
     assert_non_null(r->free);
     for (uint64_t i = 0; i < 1000; i++)
-        assert_int_equal(st_ranges_add(r, i * 10 + 1, 5), 0);
+        assert_int_equal(st_ranges_add(r, i * 10 + 1, 5, &held), 0);
     assert_int_equal(st_ranges_count(r), 1000);
-    assert_int_equal(st_ranges_add(r, 0, 10000), 5000);
+    assert_int_equal(st_ranges_add(r, 0, 10000, &held), 5000);
 }
 
 static int allocs_left;
@@ -242,16 +277,16 @@ static void running_out_midway_says_full_and_never_overcounts(void **state)
 {
     (void)state;
     struct st_ranges r;
-    allocs_left = 3; /* the chunk-pointer array and two chunks */
+    allocs_left = 3; /* the array of chunk pointers and ends, and two chunks */
     st_ranges_init(&r, alloc_a_few, release);
     for (uint64_t i = 0; i < 1000; i++)
-        assert_int_equal(st_ranges_add(&r, i * 10, 5), 0);
+        assert_int_equal(st_ranges_add(&r, i * 10, 5, &held), 0);
     assert_true(st_ranges_full(&r));
     assert_int_equal(st_ranges_count(&r), 2 * ST_RANGES_CHUNK);
     /* Bytes it could not keep are not counted again; the ones it kept are. */
     uint64_t again = 0;
     for (uint64_t i = 0; i < 1000; i++)
-        again += st_ranges_add(&r, i * 10, 5);
+        again += st_ranges_add(&r, i * 10, 5, &held);
     assert_int_equal(again, 2 * ST_RANGES_CHUNK * 5);
     st_ranges_free(&r);
 }
@@ -271,6 +306,7 @@ int main(void)
         cmocka_unit_test(out_of_memory_undercounts_never_overcounts),
         cmocka_unit_test_setup_teardown(many_ranges_split_and_fold_across_chunks, setup, teardown),
         cmocka_unit_test(random_reads_match_a_byte_map),
+        cmocka_unit_test(many_chunks_grow_and_drop_match_a_byte_map),
         cmocka_unit_test_setup_teardown(clear_keeps_chunks_for_reuse, setup, teardown),
         cmocka_unit_test(running_out_midway_says_full_and_never_overcounts),
     };
