@@ -128,9 +128,9 @@ struct tw {
      * in runs, and its id never changes within a trace. */
     const struct st_stream *op_stream;
     uint32_t op_stream_id;
-    /* The same for the cells events were last aimed at (by address): a
-     * loop's calls go to a few cells, so most events never look up the
-     * shared table. */
+    /* The same for the cells events were last aimed at (by address; four
+     * sets of two ways, the last used first): a loop's calls go to a few
+     * cells, so most events never look up the shared table. */
     struct {
         const struct st_counts *cell;
         uint32_t id;
@@ -1063,16 +1063,27 @@ static uint32_t cell_id(struct tw *t, struct st_counts *c, const struct st_file 
     return e->id;
 }
 
-/* cell_id, remembered in the thread's way `way`. Out of line: it may
- * define the cell, its owner and its site, and begin_event, which every
- * event passes, should not pay for its registers. */
+/* cell_id, remembered in the first way of the thread's set `set` (the
+ * entry there moves to the second: two cells a loop alternates between can
+ * share a set). Out of line: it may define the cell, its owner and its
+ * site, and begin_event, which every event passes, should not pay for its
+ * registers. */
 __attribute__((noinline)) static uint32_t cell_id_cached(struct tw *t, struct st_counts *c,
-                                                         const struct st_file *hint, unsigned way)
+                                                         const struct st_file *hint, unsigned set)
 {
     uint32_t id = cell_id(t, c, hint);
-    t->cell_ids[way].cell = id ? c : NULL;
-    t->cell_ids[way].id = id;
+    t->cell_ids[set + 1] = t->cell_ids[set];
+    t->cell_ids[set].cell = id ? c : NULL;
+    t->cell_ids[set].id = id;
     return id;
+}
+
+/* The id of c if the thread's cache holds it in set `set`, else 0. */
+static inline uint32_t cached_cell_id(const struct tw *t, const struct st_counts *c, unsigned set)
+{
+    return c == t->cell_ids[set].cell       ? t->cell_ids[set].id
+           : c == t->cell_ids[set + 1].cell ? t->cell_ids[set + 1].id
+                                            : 0;
 }
 
 /* ---- events ------------------------------------------------------------ */
@@ -1083,10 +1094,12 @@ __attribute__((noinline)) static uint32_t cell_id_cached(struct tw *t, struct st
  * need defining), or the chunk is full. NULL: the event is lost and the
  * writer left. */
 __attribute__((noinline)) static uint8_t *reach_cell_slow(struct tw *t, struct st_counts *c,
-                                                          const struct st_file *hint, unsigned way,
+                                                          const struct st_file *hint, unsigned set,
                                                           uint32_t *id)
 {
-    *id = c == t->cell_ids[way].cell ? t->cell_ids[way].id : cell_id_cached(t, c, hint, way);
+    *id = cached_cell_id(t, c, set);
+    if (!*id)
+        *id = cell_id_cached(t, c, hint, set);
     uint8_t *p = *id ? reserve(t, EVENT_MAX) : NULL;
     if (!p) {
         lost();
@@ -1109,12 +1122,10 @@ static inline __attribute__((always_inline)) uint8_t *reach_cell(struct tw **tp,
     *tp = t;
     if (!t)
         return NULL;
-    unsigned way = (unsigned)(((uintptr_t)c * 0x9E3779B97F4A7C15ull) >> 61);
-    if (__builtin_expect(c == t->cell_ids[way].cell && t->end - t->pos >= EVENT_MAX, 1)) {
-        *id = t->cell_ids[way].id;
+    unsigned set = (unsigned)(((uintptr_t)c * 0x9E3779B97F4A7C15ull) >> 62) * 2;
+    if (__builtin_expect(t->end - t->pos >= EVENT_MAX, 1) && (*id = cached_cell_id(t, c, set)) != 0)
         return t->pos;
-    }
-    uint8_t *p = reach_cell_slow(t, c, hint, way, id);
+    uint8_t *p = reach_cell_slow(t, c, hint, set, id);
     if (!p)
         *tp = NULL;
     return p;
