@@ -128,13 +128,13 @@ struct tw {
      * in runs, and its id never changes within a trace. */
     const struct st_stream *op_stream;
     uint32_t op_stream_id;
-    /* The same for the cells events were last aimed at (by address; four
+    /* The same for the cells events were last aimed at (by address; eight
      * sets of two ways, the last used first): a loop's calls go to a few
      * cells, so most events never look up the shared table. */
     struct {
         const struct st_counts *cell;
         uint32_t id;
-    } cell_ids[8];
+    } cell_ids[16];
     /* decoder mirror */
     uint64_t last_ns;
     uint32_t target;
@@ -1122,7 +1122,7 @@ static inline __attribute__((always_inline)) uint8_t *reach_cell(struct tw **tp,
     *tp = t;
     if (!t)
         return NULL;
-    unsigned set = (unsigned)(((uintptr_t)c * 0x9E3779B97F4A7C15ull) >> 62) * 2;
+    unsigned set = (unsigned)(((uintptr_t)c * 0x9E3779B97F4A7C15ull) >> 61) * 2;
     if (__builtin_expect(t->end - t->pos >= EVENT_MAX, 1) && (*id = cached_cell_id(t, c, set)) != 0)
         return t->pos;
     uint8_t *p = reach_cell_slow(t, c, hint, set, id);
