@@ -6,7 +6,6 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
-#include <link.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -14,6 +13,8 @@
 #include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include "loaded_object.h"
 
 void (*st_stdio_orig_cleanup)(void);
 
@@ -26,37 +27,25 @@ struct libc_sections {
     struct section atexit_hook;
 };
 
-/* The loaded object that holds an address, as dl_iterate_phdr shows it. */
+/* libc as the loader has it: where it is, its file, where its ELF header
+ * is mapped (NULL if it is not) and its RELRO. */
 struct object {
-    uintptr_t addr; /* what to look for */
-    int found;
     uintptr_t base;
     const char *path;
-    const Elf64_Ehdr *ehdr; /* its ELF header where the loader mapped it, or NULL */
+    const Elf64_Ehdr *ehdr;
     struct section relro;
 };
 
-static int holds(const struct dl_phdr_info *info, uintptr_t addr)
+static int locate(uintptr_t addr, struct object *o)
 {
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const Elf64_Phdr *ph = &info->dlpi_phdr[i];
-        uintptr_t from = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && addr >= from && addr - from < ph->p_memsz)
-            return 1;
-    }
-    return 0;
-}
-
-static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    struct object *o = arg;
-    if (!holds(info, o->addr))
+    struct st_loaded_object lo;
+    memset(o, 0, sizeof *o);
+    if (!st_loaded_object(addr, &lo))
         return 0;
-    o->found = 1;
-    o->base = info->dlpi_addr;
-    o->path = info->dlpi_name;
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const Elf64_Phdr *ph = &info->dlpi_phdr[i];
+    o->base = lo.base;
+    o->path = lo.path;
+    for (int i = 0; i < lo.phnum; i++) {
+        const Elf64_Phdr *ph = &lo.phdr[i];
         if (ph->p_type == PT_LOAD && ph->p_offset == 0 && ph->p_filesz >= sizeof(Elf64_Ehdr) &&
             !o->ehdr)
             o->ehdr = (const Elf64_Ehdr *)(o->base + ph->p_vaddr);
@@ -66,16 +55,6 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
         }
     }
     return 1;
-}
-
-/* Looks up what dladdr would, without its walk over the object's symbol
- * table (tens of microseconds for libc). */
-static int locate(uintptr_t addr, struct object *o)
-{
-    memset(o, 0, sizeof *o);
-    o->addr = addr;
-    dl_iterate_phdr(find_object, o);
-    return o->found;
 }
 
 static uintptr_t page_size(void)
@@ -272,8 +251,8 @@ static void **cleanup_entry(const struct section *ah, void (*after_cleanup)(void
     /* glibc runs these in order after every atexit handler and destructor:
      * chaining behind the last one makes our report the very last thing. */
     void **last = (void **)(ah->end - sizeof(void *));
-    struct object owner;
-    return *last && locate((uintptr_t)*last, &owner) ? last : NULL;
+    struct st_loaded_object owner;
+    return *last && st_loaded_object((uintptr_t)*last, &owner) ? last : NULL;
 }
 
 /* 0 when value could not be written (the page could not be made writable). */

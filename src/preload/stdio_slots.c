@@ -63,15 +63,26 @@ static struct st_stream *tracked(FILE *fp)
     return s;
 }
 
+/* The outermost buffer slot claims fp for the slots and syscalls it runs
+ * into (tracked); an inner one only counts the depth. Returns whether this
+ * one is the outermost. */
+static inline int slot_claim(struct st_stream *s, FILE *fp)
+{
+    struct st_thread *t = &st_self;
+    if (t->slot_depth++ > 0)
+        return 0;
+    t->slot_fp = fp;
+    t->slot_stream = s;
+    return 1;
+}
+
 /* Entering a buffer slot: book consumption at the outermost one. Returns
  * whether this call is the outermost, which must then mark on the way out. */
 static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallback, int refill)
 {
     struct st_thread *t = &st_self;
-    if (!s || t->slot_depth++ > 0)
+    if (!s || !slot_claim(s, fp))
         return 0;
-    t->slot_fp = fp;
-    t->slot_stream = s;
     if (!t->in_call) {
         /* No interposed call is in progress: the slot tells what the program
          * did (a getc or fgets refill, glibc's exit cleanup, ...), and the
@@ -134,11 +145,8 @@ static inline const struct st_fast_call *lean_call(const FILE *fp)
  * already, and consumption booked outside it has no ops to record. */
 static inline int lean_slot_enter(struct st_stream *s, FILE *fp, int refill)
 {
-    struct st_thread *t = &st_self;
-    if (t->slot_depth++ > 0)
+    if (!slot_claim(s, fp))
         return 0;
-    t->slot_fp = fp;
-    t->slot_stream = s;
     if (!st_ledger_at_mark(s, fp))
         refill ? st_ledger_sync_refill(s, fp) : st_ledger_sync(s, fp);
     return 1;
@@ -335,6 +343,18 @@ static int64_t stdio_offset(const struct st_fd *e, FILE *fp)
     return off >= 0 ? off : fp->_offset;
 }
 
+/* A read of s's that returned r at off: booked on c, charged to call; the
+ * fd's offset and the stream's buffer followed. The caller is busy. */
+static inline void book_read(struct st_stream *s, FILE *fp, struct st_counts *c, enum st_call call,
+                             const struct st_fd *e, int64_t off, ssize_t r)
+{
+    st_record_read(s->file, c, call, off, r);
+    if (r > 0)
+        st_desc_set(e, off >= 0 ? off + r : -1);
+    if (st_stream_observe_buffer(s, fp))
+        st_trace_buffer(s);
+}
+
 static GENERAL ssize_t general_read(FILE *fp, void *buf, ssize_t n)
 {
     struct st_stream *s = tracked(fp);
@@ -349,11 +369,7 @@ static GENERAL ssize_t general_read(FILE *fp, void *buf, ssize_t n)
     }
     int err = errno;
     st_self.busy++;
-    st_record_read(s->file, st_stream_counts(s), st_charge(ST_CALL_OTHER), off, r);
-    if (r > 0)
-        st_desc_set(e, off >= 0 ? off + r : -1);
-    if (st_stream_observe_buffer(s, fp))
-        st_trace_buffer(s);
+    book_read(s, fp, st_stream_counts(s), st_charge(ST_CALL_OTHER), e, off, r);
     st_self.busy--;
     errno = err;
     return r;
@@ -373,10 +389,7 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
     ssize_t r = ORIG(read, read_fn)(fp, buf, n);
     int err = errno;
     t->busy++;
-    st_record_read(s->file, &f->cell->counts, t->call, off, r);
-    if (r > 0)
-        st_desc_set(e, off >= 0 ? off + r : -1);
-    st_stream_observe_buffer(s, fp);
+    book_read(s, fp, &f->cell->counts, t->call, e, off, r);
     t->busy--;
     errno = err;
     return r;

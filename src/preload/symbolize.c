@@ -11,6 +11,7 @@
 
 #include "arena.h"
 #include "elf_symtab.h"
+#include "loaded_object.h"
 
 /* The libdwfl entry points we use, resolved from a dlopen'ed libdw. */
 static struct {
@@ -91,33 +92,18 @@ static struct module {
 } modules[MAX_MODULES];
 static int nmodules;
 
-/* The loaded object holding an address, as the loader has it. */
-struct object {
-    uintptr_t addr;
-    int found;
-    const char *name;            /* "" for the main program */
-    const unsigned char *build_id; /* its note in memory */
-    size_t build_id_len;
-};
-
-static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
+/* The build ID note of a loaded object, in memory; its length, 0 if none. */
+static size_t build_id_of(const struct st_loaded_object *o, const unsigned char **id)
 {
-    struct object *o = arg;
-    for (int i = 0; i < info->dlpi_phnum && !o->found; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        o->found = ph->p_type == PT_LOAD && o->addr - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz;
+    for (int i = 0; i < o->phnum; i++) {
+        const ElfW(Phdr) *ph = &o->phdr[i];
+        size_t n = ph->p_type != PT_NOTE ? 0
+                   : st_elf_notes_build_id((const unsigned char *)(o->base + ph->p_vaddr),
+                                           ph->p_memsz, ph->p_align == 8 ? 8 : 4, id);
+        if (n)
+            return n;
     }
-    if (!o->found)
-        return 0;
-    o->name = info->dlpi_name;
-    for (int i = 0; i < info->dlpi_phnum && !o->build_id_len; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_NOTE)
-            o->build_id_len = st_elf_notes_build_id(
-                (const unsigned char *)(info->dlpi_addr + ph->p_vaddr), ph->p_memsz,
-                ph->p_align == 8 ? 8 : 4, &o->build_id);
-    }
-    return 1;
+    return 0;
 }
 
 /* The module's file when it is the one loaded: libdw reads the file the
@@ -125,20 +111,20 @@ static int find_object(struct dl_phdr_info *info, size_t size, void *arg)
  * (an upgrade renames a new file over it), so the build IDs must agree. */
 static struct st_elf *open_module(const Dl_info *info, uintptr_t at)
 {
-    struct object o = {.addr = at};
-    dl_iterate_phdr(find_object, &o);
-    if (!o.found)
+    struct st_loaded_object o;
+    if (!st_loaded_object(at, &o))
         return NULL;
     /* The main program's dli_fname is argv[0]; the kernel knows its file.
      * A relative name (the vdso, or a dlopen relative to a directory the
      * program may have left) is libdw's. */
-    const char *path = o.name[0] == '\0' ? "/proc/self/exe" : o.name;
+    const char *path = o.path[0] == '\0' ? "/proc/self/exe" : o.path;
     if (path[0] != '/')
         return NULL;
     struct st_elf *e = st_elf_open(path, (uintptr_t)info->dli_fbase, "/usr/lib/debug");
-    const unsigned char *id;
-    if (e && (st_elf_build_id(e, &id) != o.build_id_len ||
-              memcmp(id, o.build_id, o.build_id_len) != 0)) {
+    const unsigned char *id, *loaded_id = NULL;
+    size_t loaded_len = build_id_of(&o, &loaded_id);
+    if (e && (st_elf_build_id(e, &id) != loaded_len ||
+              (loaded_len && memcmp(id, loaded_id, loaded_len) != 0))) {
         st_elf_close(e);
         e = NULL;
     }
