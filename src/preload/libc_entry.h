@@ -13,7 +13,8 @@
 #include "counts.h"
 
 /* The call pc is in (ST_CALL_OTHER when it is none of the readers known
- * here). Uses dladdr: call it on slow paths only. */
+ * here). Walks the loaded objects and hashes the readers' names: call it
+ * on slow paths only. */
 enum st_call st_libc_entry_call(uintptr_t pc);
 
 #endif

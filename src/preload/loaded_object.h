@@ -22,4 +22,10 @@ struct st_loaded_object {
  * addr; else 0. */
 int st_loaded_object(uintptr_t addr, struct st_loaded_object *out);
 
+/* 1 when a function that o exports under `name` (any of its versions)
+ * holds addr: the answer dladdr would give for addr's name, found through
+ * the object's GNU hash table in a few hundred instructions instead of a
+ * scan of every symbol. 0 also when o has no GNU hash table. */
+int st_loaded_object_exports_at(const struct st_loaded_object *o, const char *name, uintptr_t addr);
+
 #endif

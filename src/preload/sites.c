@@ -2,7 +2,6 @@
 #define _GNU_SOURCE 1
 #include "sites.h"
 
-#include <dlfcn.h>
 #include <unwind.h>
 #include <link.h>
 #include <string.h>
@@ -10,6 +9,7 @@
 #include "arena.h"
 #include "bulk.h"
 #include "libc_entry.h"
+#include "loaded_object.h"
 #include "registry_lock.h"
 #include "thread_state.h"
 
@@ -59,8 +59,8 @@ void st_sites_init(int d)
     st_site_depth = d < 0 ? 0 : d > ST_MAX_FRAMES ? ST_MAX_FRAMES : d;
     if (!st_site_depth)
         return;
-    Dl_info self;
-    void *self_base = dladdr((void *)st_sites_init, &self) ? self.dli_fbase : NULL;
+    struct st_loaded_object self;
+    void *self_base = st_loaded_object((uintptr_t)st_sites_init, &self) ? (void *)self.base : NULL;
     dl_iterate_phdr(collect_runtime, self_base);
 }
 
@@ -247,7 +247,7 @@ __attribute__((noinline)) static struct st_site *walk_stack(uintptr_t from, stru
     struct st_site *s = w.n ? intern(frames, w.n) : NULL;
     if (s && !from && w.entry && __atomic_load_n(&s->via, __ATOMIC_RELAXED) == ST_CALL_OTHER)
         /* On the walk's slow path: the library function the program called
-         * there (libc_entry keeps dladdr's answers). */
+         * there (libc_entry names it from libc's hash table of exports). */
         __atomic_store_n(&s->via, st_libc_entry_call(w.entry), __ATOMIC_RELAXED);
 #ifdef ST_UNWIND_CACHE
     /* Remembered only when the key frame was found, the walk was recorded
