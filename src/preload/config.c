@@ -31,7 +31,7 @@ void st_config_load(void)
         else
             st_config.stack = (int)n;
     }
-    st_trace_config_load(); /* SEEKTRACE_TRACE, SEEKTRACE_TRACE_MAX (trace_writer.c) */
+    st_trace_config_load(); /* SEEKTRACE_TRACE, _MAX, _CLOCK (trace_writer.c) */
     v = getenv("SEEKTRACE_BUFSIZE");
     uint64_t size;
     st_config.bufsize = 0;

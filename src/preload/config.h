@@ -15,6 +15,8 @@ struct st_config {
     unsigned long long bufsize; /* SEEKTRACE_BUFSIZE: forced stream buffer, 0 = off */
     const char *trace_dir;  /* SEEKTRACE_TRACE: absolute directory, NULL = no trace */
     unsigned long long trace_max; /* SEEKTRACE_TRACE_MAX: size cap of a trace's events */
+    int trace_tsc;          /* SEEKTRACE_TRACE_CLOCK: 0 = clock_gettime only (monotonic),
+                             * 1 = the TSC where safe (auto, the default) */
 };
 
 extern struct st_config st_config;

@@ -40,6 +40,7 @@
 #include "streams.h"
 #include "sync.h"
 #include "thread_state.h"
+#include "trace_clock.h"
 #include "trace_codec.h"
 #include "units.h"
 #include "warn.h"
@@ -147,13 +148,6 @@ static __thread struct tw tw __attribute__((tls_model("initial-exec")));
 
 /* ---- small helpers --------------------------------------------------- */
 
-static uint64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static long sys_open(const char *path, int flags, int mode)
 {
     return syscall(SYS_openat, AT_FDCWD, path, flags, mode);
@@ -225,6 +219,14 @@ void st_trace_config_load(void)
         else
             st_config.trace_max = size;
     }
+    st_config.trace_tsc = 1;
+    v = getenv("SEEKTRACE_TRACE_CLOCK");
+    if (v && *v) {
+        if (strcmp(v, "monotonic") == 0)
+            st_config.trace_tsc = 0;
+        else if (strcmp(v, "auto") != 0)
+            st_warn("SEEKTRACE_TRACE_CLOCK=%s is not 'auto' or 'monotonic'; using auto", v);
+    }
     v = getenv("SEEKTRACE_TRACE");
     if (!v || !*v)
         return;
@@ -258,6 +260,7 @@ void st_trace_init(void)
         return;
     copy_str(g.dir, sizeof g.dir, st_config.trace_dir);
     g.cap = st_config.trace_max;
+    st_trace_clock_init(st_config.trace_tsc);
     __atomic_store_n(&st_trace_on, 1, __ATOMIC_RELEASE);
 }
 
@@ -505,7 +508,7 @@ static int create_file(void)
     struct timespec rt;
     clock_gettime(CLOCK_REALTIME, &rt);
     h->start_realtime_ns = (uint64_t)rt.tv_sec * 1000000000u + (uint64_t)rt.tv_nsec;
-    h->start_ns = now_ns();
+    h->start_ns = st_trace_clock_anchor();
     h->cap_bytes = cap;
     h->state = ST_TRACE_STATE_RECORDING;
     memcpy((uint8_t *)map + ST_TRACE_FIXED_HEADER, info_buf, info);
@@ -615,7 +618,11 @@ static int new_chunk(struct tw *t)
     }
     uint8_t *c = g.map + off;
     struct st_trace_chunk *ch = (struct st_trace_chunk *)c;
-    uint64_t base = now_ns();
+    /* The clock itself, re-anchoring the TSC; never before the thread's
+     * last event (its TSC time may have run a little ahead). */
+    uint64_t base = st_trace_clock_anchor();
+    if (base < t->last_ns)
+        base = t->last_ns;
     ch->tid = (uint32_t)syscall(SYS_gettid);
     ch->index = (uint32_t)idx;
     ch->thread_seq = t->thread_seq++;
@@ -1158,7 +1165,7 @@ void st_trace_call_begin_(struct st_counts *c, enum st_call call)
         p = st_put_u(p, id);
         t->target = id;
     }
-    p = st_put_u(p, delta(t, now_ns()));
+    p = st_put_u(p, delta(t, st_trace_clock_ns()));
     *p++ = (uint8_t)call;
     t->call = (uint8_t)call;
     commit(t, p);
@@ -1174,7 +1181,7 @@ void st_trace_slot_begin_(enum st_call call)
     uint8_t *p = reserve(t, EVENT_MAX);
     if (p) {
         *p++ = ST_EV_CALL;
-        p = st_put_u(p, delta(t, now_ns()));
+        p = st_put_u(p, delta(t, st_trace_clock_ns()));
         *p++ = (uint8_t)call;
         t->call = (uint8_t)call;
         commit(t, p);
@@ -1199,7 +1206,7 @@ void st_trace_call_end_(void)
         uint8_t *p = reserve(t, 1 + ST_VARINT_MAX);
         if (p) {
             *p++ = ST_EV_END;
-            p = st_put_u(p, delta(t, now_ns()));
+            p = st_put_u(p, delta(t, st_trace_clock_ns()));
             commit(t, p);
         } else {
             lost();
@@ -1259,7 +1266,7 @@ void st_trace_close_(struct st_stream *s)
     if (p) {
         *p++ = ST_EV_CLOSE;
         p = st_put_u(p, e->id);
-        p = st_put_u(p, delta(t, now_ns()));
+        p = st_put_u(p, delta(t, st_trace_clock_ns()));
         commit(t, p);
     } else if (e) {
         lost();
@@ -1331,7 +1338,7 @@ void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_
             break;
         }
         if (ends) {
-            p = st_put_u(p, delta(t, now_ns()));
+            p = st_put_u(p, delta(t, st_trace_clock_ns()));
             t->span--;
             t->call_ended = 1;
         }
@@ -1344,13 +1351,13 @@ void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_
 
 void st_trace_sys_begin_(void)
 {
-    tw.sys_t0 = now_ns();
+    tw.sys_t0 = st_trace_clock_ns();
 }
 
 /* The start and duration of the syscall that just returned. */
 static uint8_t *put_sys_time(struct tw *t, uint8_t *p)
 {
-    uint64_t end = now_ns(), start = t->sys_t0;
+    uint64_t end = st_trace_clock_ns(), start = t->sys_t0;
     t->sys_t0 = 0;
     if (!start || start > end)
         start = end;
@@ -1523,7 +1530,7 @@ __attribute__((visibility("default"))) void seektrace_mark_v1(const char *label)
     uint8_t *p = reserve(t, len + 3 * ST_VARINT_MAX);
     if (p) {
         *p++ = ST_EV_MARK;
-        p = st_put_u(p, delta(t, now_ns()));
+        p = st_put_u(p, delta(t, st_trace_clock_ns()));
         p = st_put_u(p, len);
         if (len)
             memcpy(p, label, len);
@@ -1693,7 +1700,7 @@ void st_trace_finish(const struct st_report *r)
      * max_chunks is stored before the footer takes its chunks. */
     __atomic_store_n(&st_trace_on, 0, __ATOMIC_RELEASE);
     __atomic_store_n(&g.max_chunks, 0, __ATOMIC_RELEASE);
-    uint64_t end_ns = now_ns();
+    uint64_t end_ns = st_trace_clock_anchor();
     struct sink measure = {NULL, 0};
     enc_footer(&measure, r, end_ns);
     size_t total = ST_TRACE_FOOTER_FRAME + measure.n;

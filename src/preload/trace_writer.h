@@ -43,8 +43,10 @@ extern int st_trace_on;
 #define ST_TRACE_LIKELY_OFF(x) __builtin_expect(!!(x), 0)
 
 /* Reads SEEKTRACE_TRACE (a directory; relative ones are taken from the
- * working directory at start-up) and SEEKTRACE_TRACE_MAX (a size, default
- * 256 MiB, at least 64 KiB) into st_config. Called by st_config_load(). */
+ * working directory at start-up), SEEKTRACE_TRACE_MAX (a size, default
+ * 256 MiB, at least 64 KiB) and SEEKTRACE_TRACE_CLOCK (auto: the TSC where
+ * safe, trace_clock.h; monotonic: clock_gettime only) into st_config.
+ * Called by st_config_load(). */
 void st_trace_config_load(void);
 /* Start-up, after st_config_load(): turns recording on if configured. */
 void st_trace_init(void);

@@ -21,6 +21,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 import xml.etree.ElementTree as ET
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -656,6 +657,38 @@ def case_export_csv_jsonl(ctx):
         if "time_ns" in o:
             expect(o["time_ns"] >= last.get(o["tid"], 0), f"time goes back at {o}")
             last[o["tid"]] = o["time_ns"]
+
+
+def case_trace_times(ctx):
+    # Times are CLOCK_MONOTONIC's however they are read (the TSC by default,
+    # clock_gettime with SEEKTRACE_TRACE_CLOCK=monotonic; trace_clock.h): two
+    # reads with a 0.2 s sleep between them are at least that far apart in
+    # the trace (less the 1 ms at which the TSC would be given up), every
+    # event lies within the run's wall time, and one thread's times never go
+    # back.
+    code = ("import os, time\n"
+            f"fd = os.open({ctx.text!r}, os.O_RDONLY)\n"
+            "os.read(fd, 16)\ntime.sleep(0.2)\nos.read(fd, 16)\n")
+    for clock in ("auto", "monotonic"):
+        t0 = time.monotonic_ns()
+        traces, _, _ = ctx.traced([sys.executable, "-S", "-c", code], name=clock,
+                                  env={"SEEKTRACE_TRACE_CLOCK": clock})
+        wall = time.monotonic_ns() - t0
+        (t,) = traces_in(traces)
+        out, _ = ctx.st("export", "--format", "jsonl", t)
+        objs = [json.loads(line) for line in out.splitlines()]
+        reads = [o for o in objs if o["event"] == "read" and o.get("path") == ctx.text]
+        expect(len(reads) == 2, f"{clock}: reads of the text: {reads}")
+        gap = reads[1]["time_ns"] - reads[0]["time_ns"]
+        expect(199_000_000 <= gap <= wall, f"{clock}: reads {gap} ns apart, run {wall} ns")
+        ends = [o["time_ns"] + o.get("dur_ns", 0) for o in objs if "time_ns" in o]
+        expect(len(ends) > 10 and max(ends) <= wall, f"{clock}: last event at {max(ends)} ns, "
+                                                      f"run {wall} ns")
+        last = {}
+        for o in objs:
+            if "time_ns" in o:
+                expect(o["time_ns"] >= last.get(o["tid"], 0), f"{clock}: time goes back at {o}")
+                last[o["tid"]] = o["time_ns"]
 
 
 def case_marks(ctx):

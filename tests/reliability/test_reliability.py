@@ -530,7 +530,7 @@ def config_malformed(ctx):
     argv = [ctx.prog("rl_exit"), "return", a]
     bad = {"SEEKTRACE_FORMAT": "xml", "SEEKTRACE_STACK": "lots", "SEEKTRACE_SIGNALS": "maybe",
            "SEEKTRACE_CAPTURE": "sometimes", "SEEKTRACE_BUFSIZE": "huge",
-           "SEEKTRACE_TRACE_MAX": "tiny"}
+           "SEEKTRACE_TRACE_MAX": "tiny", "SEEKTRACE_TRACE_CLOCK": "fast"}
     plain = ctx.plain(argv)
     problems = []
     for var, value in list(bad.items()) + [("all", None)]:
