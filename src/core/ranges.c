@@ -18,7 +18,6 @@ void st_ranges_init(struct st_ranges *r, void *(*alloc)(size_t),
                     void (*release)(void *, size_t))
 {
     memset(r, 0, sizeof *r);
-    r->hint_c = SIZE_MAX;
     r->alloc = alloc;
     r->release = release;
 }
@@ -59,7 +58,7 @@ void st_ranges_clear(struct st_ranges *r)
     r->nchunks = 0;
     r->n = 0;
     r->full = 0;
-    r->hint_c = SIZE_MAX;
+    r->hint = NULL;
 }
 
 void st_ranges_free(struct st_ranges *r)
@@ -272,26 +271,24 @@ static void remove_after(struct st_ranges *r, size_t ci, size_t ii, size_t count
     }
 }
 
-/* The range the hint names, if the hint is still good. */
-static struct st_range *hinted(const struct st_ranges *r)
+/* The hint names range ii of chunk ci. Every change to the set is made by
+ * an add, which ends by setting the hint or dropping it (or by clear), so
+ * what it keeps never goes stale: no range moves, no array is reallocated
+ * and no range is added after the hinted one while it stands. */
+static void set_hint(struct st_ranges *r, size_t ci, size_t ii)
 {
-    if (r->hint_c >= r->nchunks || r->hint_i >= r->chunks[r->hint_c]->n)
-        return NULL;
-    return &r->chunks[r->hint_c]->v[r->hint_i];
-}
-
-/* The start of the range after the hinted one, UINT64_MAX if it is last. */
-static uint64_t start_after_hint(const struct st_ranges *r)
-{
-    const struct st_range_chunk *c = r->chunks[r->hint_c];
-    if (r->hint_i + 1 < c->n)
-        return c->v[r->hint_i + 1].start;
-    return r->hint_c + 1 < r->nchunks ? r->chunks[r->hint_c + 1]->v[0].start : UINT64_MAX;
+    const struct st_range_chunk *c = r->chunks[ci];
+    r->hint = &r->chunks[ci]->v[ii];
+    r->hint_end = &r->ends[ci];
+    if (ii + 1 < c->n)
+        r->hint_next = c->v[ii + 1].start;
+    else
+        r->hint_next = ci + 1 < r->nchunks ? r->chunks[ci + 1]->v[0].start : UINT64_MAX;
 }
 
 /* The ranges from (ci, ii) on overlap or touch [start, end), or none does:
  * count the overlap, and fold them into the first, or insert the new
- * range. Out of line, so that a block read again (found by add_located)
+ * range. Out of line, so that a block read again (found by st_ranges_add_slow)
  * does not pay for its registers. */
 __attribute__((noinline)) static uint64_t fold_or_insert(struct st_ranges *r, size_t ci,
                                                          size_t ii, uint64_t start, uint64_t end,
@@ -319,7 +316,7 @@ __attribute__((noinline)) static uint64_t fold_or_insert(struct st_ranges *r, si
     if (folded == 0) {
         /* Where the new range lands (a chunk may split, an earlier chunk
          * take it) is insert_at's business: no hint. */
-        r->hint_c = SIZE_MAX;
+        r->hint = NULL;
         if (insert_at(r, ci, ii, (struct st_range){start, end}) != 0) {
             r->full = 1;
             *held = (struct st_range){0, 0};
@@ -333,17 +330,20 @@ __attribute__((noinline)) static uint64_t fold_or_insert(struct st_ranges *r, si
         remove_after(r, ci, ii, folded - 1);
     sync_end(r, ci);
     /* remove_after only takes ranges after (ci, ii) and chunks after ci. */
-    r->hint_c = ci;
-    r->hint_i = ii;
+    set_hint(r, ci, ii);
     return overlap;
 }
 
-/* The general case: find where [start, end) goes. Out of line, so the
- * hinted adds below (most of them: a read per refill) do not pay for its
- * registers. */
-__attribute__((noinline)) static uint64_t add_located(struct st_ranges *r, uint64_t start,
-                                                      uint64_t end, struct st_range *held)
+/* The general case (ranges.h tried the hint): find where [start, end)
+ * goes. */
+uint64_t st_ranges_add_slow(struct st_ranges *r, uint64_t start, uint64_t len,
+                            struct st_range *held)
 {
+    if (len == 0) {
+        *held = (struct st_range){0, 0};
+        return 0;
+    }
+    uint64_t end = start + len;
     size_t ci, ii;
     locate(r, start, &ci, &ii);
     /* Bytes inside one known range (a block read again): all of it was
@@ -351,40 +351,10 @@ __attribute__((noinline)) static uint64_t add_located(struct st_ranges *r, uint6
     if (ci < r->nchunks) {
         const struct st_range *v = &r->chunks[ci]->v[ii];
         if (v->start <= start && v->end >= end) {
-            r->hint_c = ci;
-            r->hint_i = ii;
+            set_hint(r, ci, ii);
             *held = *v;
-            return end - start;
+            return len;
         }
     }
     return fold_or_insert(r, ci, ii, start, end, held);
-}
-
-uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len, struct st_range *held)
-{
-    if (len == 0) {
-        *held = (struct st_range){0, 0};
-        return 0;
-    }
-    uint64_t end = start + len;
-    /* [start, end) begins inside or right at the end of the hinted range:
-     * it is in it, or it extends it without reaching the next one. Ranges
-     * never touch, so no range before the hinted one is concerned. */
-    struct st_range *h = hinted(r);
-    if (h && h->start <= start && start <= h->end) {
-        if (end <= h->end) {
-            *held = *h;
-            return len;
-        }
-        if (start_after_hint(r) > end) {
-            uint64_t overlap = h->end - start;
-            h->end = end;
-            /* The chunk's last range is this one or ends after it. */
-            if (r->ends[r->hint_c] < end)
-                r->ends[r->hint_c] = end;
-            *held = *h;
-            return overlap;
-        }
-    }
-    return add_located(r, start, end, held);
 }

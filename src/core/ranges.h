@@ -40,10 +40,14 @@ struct st_ranges {
     size_t n;                    /* ranges in all chunks */
     int full;                    /* a range could not be added */
     struct st_range_chunk *free; /* emptied chunks, kept for reuse */
-    /* Where the last add left its range (hint_c == SIZE_MAX: unknown). A
-     * sequential reader extends that range, and a block read again usually
-     * lies in it: most adds look no further (ranges.c). */
-    size_t hint_c, hint_i;
+    /* Where the last add left its range (hint NULL: unknown): the range,
+     * its chunk's end in ends, and the start of the range after it
+     * (UINT64_MAX: none). A sequential reader extends that range, and a
+     * block read again usually lies in it: most adds look no further, and
+     * read nothing else of the set (ranges.c). */
+    struct st_range *hint;
+    uint64_t *hint_end;
+    uint64_t hint_next;
     /* Returns zeroed-or-not memory of at least size bytes, or NULL. */
     void *(*alloc)(size_t size);
     /* May be NULL: memory is then never given back (outgrown arrays of
@@ -58,8 +62,35 @@ void st_ranges_init(struct st_ranges *r, void *(*alloc)(size_t),
  * before; *held is then the range of the set that holds them all ({0, 0}
  * when none does: len 0, or the range could not be kept). When memory runs
  * out the set stops growing and later overlaps are undercounted, never
- * overcounted; st_ranges_full() says so. */
-uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len, struct st_range *held);
+ * overcounted; st_ranges_full() says so. Inline when the hint (above)
+ * settles it: a sequential read, or a block read again. */
+uint64_t st_ranges_add_slow(struct st_ranges *r, uint64_t start, uint64_t len,
+                            struct st_range *held);
+static inline uint64_t st_ranges_add(struct st_ranges *r, uint64_t start, uint64_t len,
+                                     struct st_range *held)
+{
+    /* [start, end) begins inside or right at the end of the hinted range:
+     * it is in it, or it extends it without reaching the next one. Ranges
+     * never touch, so no range before the hinted one is concerned. */
+    struct st_range *h = r->hint;
+    uint64_t end = start + len;
+    if (h && len && h->start <= start && start <= h->end) {
+        if (end <= h->end) {
+            *held = *h;
+            return len;
+        }
+        if (end < r->hint_next) {
+            uint64_t overlap = h->end - start;
+            h->end = end;
+            /* The chunk's last range is this one or ends after it. */
+            if (*r->hint_end < end)
+                *r->hint_end = end;
+            *held = *h;
+            return overlap;
+        }
+    }
+    return st_ranges_add_slow(r, start, len, held);
+}
 
 int st_ranges_full(const struct st_ranges *r);
 

@@ -25,6 +25,15 @@ static inline void st_site_begin(void *caller)
     st_self.site_pending = caller != ST_SITE_NONE;
 }
 
+/* A call whose site is found already (a refill's, up the stack from the
+ * hook: st_site_above). */
+static inline void st_site_begin_found(struct st_site *s)
+{
+    st_self.site = s;
+    st_self.site_ra = ST_SITE_UNWIND;
+    st_self.site_pending = 0;
+}
+
 static inline void st_site_end(void)
 {
     st_self.site = NULL;

@@ -75,12 +75,13 @@ struct st_file *st_file_of_fd(int fd)
     return st_file_get(name);
 }
 
-/* This thread's last range known to be read in a file. A file's ranges
- * only grow until its accounts are reset, so a read inside that range is
- * all re-read, and is counted without the lock or a write to anything
- * shared: threads reading one file would otherwise pass its lock's cache
- * line between them on every read. Callers are busy (record.h), so no
- * signal handler's read meets it half written. */
+/* This thread's last range known to be read in a file, once there are
+ * threads. A file's ranges only grow until its accounts are reset, so a
+ * read inside that range is all re-read, and is counted without the lock
+ * or a write to anything shared: threads reading one file would otherwise
+ * pass its lock's cache line between them on every read. While there was
+ * one thread it was not kept up to date (files.h), but what it holds stays
+ * true: the ranges only grow, and a reset moves the generation on. */
 static __thread struct {
     const struct st_file *file;
     unsigned generation;
@@ -89,19 +90,14 @@ static __thread struct {
 
 /* Out of line, so that the common re-read inside the known range needs no
  * stack frame. */
-static __attribute__((noinline)) uint64_t note_range_slow(struct st_file *f, uint64_t offset,
-                                                          uint64_t len)
+static __attribute__((noinline)) uint64_t note_range_locked(struct st_file *f, uint64_t offset,
+                                                            uint64_t len)
 {
-    /* One thread: nobody to exclude (a signal handler's reads never get
-     * here: callers are busy), and no atomic exchange to pay. */
-    int locked = !__libc_single_threaded;
-    if (locked)
-        st_spin_lock(&f->ranges_lock);
     struct st_range held;
+    st_spin_lock(&f->ranges_lock);
     uint64_t overlap = st_ranges_add(&f->ranges, offset, len, &held);
     unsigned generation = f->ranges_generation;
-    if (locked)
-        st_spin_unlock(&f->ranges_lock);
+    st_spin_unlock(&f->ranges_lock);
     if (held.end != 0) {
         known.file = f;
         known.generation = generation;
@@ -111,15 +107,13 @@ static __attribute__((noinline)) uint64_t note_range_slow(struct st_file *f, uin
     return overlap;
 }
 
-uint64_t st_file_note_range(struct st_file *f, uint64_t offset, uint64_t len)
+uint64_t st_file_note_range_threaded(struct st_file *f, uint64_t offset, uint64_t len)
 {
-    if (!f->seekable || len == 0)
-        return 0;
     uint64_t end = offset + len;
     if (known.file == f && offset >= known.start && end <= known.end && end > offset &&
         known.generation == __atomic_load_n(&f->ranges_generation, __ATOMIC_ACQUIRE))
         return len;
-    return note_range_slow(f, offset, len);
+    return note_range_locked(f, offset, len);
 }
 
 struct st_file *st_files_first(void)

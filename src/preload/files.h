@@ -51,8 +51,21 @@ static inline struct st_counts *st_file_direct(struct st_file *f)
 }
 
 /* Adds a range read from the kernel; returns how many bytes of it had been
- * read before. */
-uint64_t st_file_note_range(struct st_file *f, uint64_t offset, uint64_t len);
+ * read before. Callers are busy (record.h): no signal handler's read gets
+ * here. While the process has one thread there is nobody to exclude, and
+ * inline the set's own hint (ranges.h) finds a sequential read's range, or
+ * a block read again; with threads, the file's lock is taken (files.c). */
+uint64_t st_file_note_range_threaded(struct st_file *f, uint64_t offset, uint64_t len);
+static inline uint64_t st_file_note_range(struct st_file *f, uint64_t offset, uint64_t len)
+{
+    if (!f->seekable || len == 0)
+        return 0;
+    if (__libc_single_threaded) {
+        struct st_range held;
+        return st_ranges_add(&f->ranges, offset, len, &held);
+    }
+    return st_file_note_range_threaded(f, offset, len);
+}
 
 /* Every file record, oldest first is not promised. */
 struct st_file *st_files_first(void);

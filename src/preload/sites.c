@@ -137,23 +137,26 @@ struct walk {
  * 4 KiB, a SEEKTRACE_STACK=4 program calls fread from the same few stacks
  * again and again. So each thread remembers its last walks.
  *
- * A walk is remembered from one frame of ours up: the frame of site_of_stack
- * below, whose address (fa) and return address (ra) key the entry. In
- * _Unwind_Backtrace's callback a frame's IP is a return address and its CFA
- * the stack pointer just above it: on x86-64 the IP was read from CFA - 8.
- * The entry keeps, for every frame the walk visited above the key frame,
- * that slot's address and the return address it held. The unwinder finds
- * each frame from the IP and stack pointer of the one below it, so when the
- * key frame is at the same address with the same return address and every
- * recorded slot still holds the same return address, the stack above is
- * the same chain of calls and the walk would find the same frames: the
- * entry's site is returned without unwinding. Slots are checked from the
- * key frame up, each only once the ones below it matched, so each is the
- * live return-address slot of a frame the unwinder would read too. (A frame
- * of variable size, alloca or a VLA, between the key frame and the last
- * frame visited could in principle move its callers while leaving their old
- * slots' values in place; the frames of libc's stdio and of this library
- * have fixed sizes.) Checking an entry reads a dozen words.
+ * A walk is remembered from one frame of ours up, the key frame, whose
+ * canonical frame address (cfa: the stack pointer before the call that
+ * made it) and return address (ra) key the entry: site_of_stack's own, or
+ * a caller's that stays live meanwhile (st_site_above). In
+ * _Unwind_Backtrace's callback a frame's IP is a return address and its
+ * CFA the stack pointer just above it: on x86-64 the IP was read from
+ * CFA - 8. The entry keeps, for every frame the walk visited above the key
+ * frame, that slot's address and the return address it held. The unwinder
+ * finds each frame from the IP and stack pointer of the one below it, so
+ * when the key frame is at the same address with the same return address
+ * and every recorded slot still holds the same return address, the stack
+ * above is the same chain of calls and the walk would find the same
+ * frames: the entry's site is returned without unwinding. Slots are
+ * checked from the key frame up, each only once the ones below it matched,
+ * so each is the live return-address slot of a frame the unwinder would
+ * read too. (A frame of variable size, alloca or a VLA, between the key
+ * frame and the last frame visited could in principle move its callers
+ * while leaving their old slots' values in place; the frames of libc's
+ * stdio and of this library have fixed sizes.) Checking an entry reads a
+ * word per frame above the key: the higher the key, the fewer.
  *
  * Per thread, so no lock; busy while it is read and written, so a signal
  * handler's stdio (not recorded while busy) never sees it half written. */
@@ -163,10 +166,10 @@ struct walk {
 #define CACHE_WAYS 8
 
 struct chain {
-    uintptr_t fa, ra, from;  /* the key */
+    uintptr_t cfa, ra, from; /* the key */
     struct st_site *site;    /* NULL: an empty entry */
     int n;                   /* return-address slots recorded (-1: too many) */
-    uint32_t off[CHAIN_MAX]; /* their addresses, less fa */
+    uint32_t off[CHAIN_MAX]; /* their addresses, less cfa */
     uintptr_t value[CHAIN_MAX];
 };
 
@@ -176,30 +179,30 @@ static __thread struct {
 } cache __attribute__((tls_model("initial-exec")));
 
 /* During a recorded walk: the key frame is the one whose return address is
- * ra, read from fa + 8; every frame above it is recorded. */
+ * ra, read from cfa - 8; every frame above it is recorded. */
 static void record_frame(struct walk *w, uintptr_t pc, uintptr_t cfa)
 {
     struct chain *c = w->chain;
     if (!w->keyed) {
-        w->keyed = pc == c->ra && cfa == c->fa + 16;
+        w->keyed = pc == c->ra && cfa == c->cfa;
         return;
     }
     if (c->n < 0 || pc == 0) /* pc 0: the end of the stack */
         return;
     uintptr_t slot = cfa - 8;
-    if (c->n == CHAIN_MAX || slot <= c->fa || slot - c->fa > UINT32_MAX ||
+    if (c->n == CHAIN_MAX || slot < c->cfa || slot - c->cfa > UINT32_MAX ||
         *(const uintptr_t *)slot != pc) {
         c->n = -1; /* too long, or not the layout assumed: not cached */
         return;
     }
-    c->off[c->n] = (uint32_t)(slot - c->fa);
+    c->off[c->n] = (uint32_t)(slot - c->cfa);
     c->value[c->n++] = pc;
 }
 
 static int chain_holds(const struct chain *c)
 {
     for (int i = 0; i < c->n; i++)
-        if (*(const volatile uintptr_t *)(c->fa + c->off[i]) != c->value[i])
+        if (*(const volatile uintptr_t *)(c->cfa + c->off[i]) != c->value[i])
             return 0;
     return 1;
 }
@@ -262,29 +265,49 @@ __attribute__((noinline)) static struct st_site *walk_stack(uintptr_t from, stru
     return s;
 }
 
+#ifdef ST_UNWIND_CACHE
+static int chain_matches(const struct chain *c, uintptr_t from, uintptr_t cfa, uintptr_t ra)
+{
+    return c->cfa == cfa && c->ra == ra && c->from == from && c->site && chain_holds(c);
+}
+
+/* The other entries, then the walk, recorded. Out of line, so that a hit
+ * on the last entry (every refill of a getc loop) saves only the registers
+ * it uses, and needs no room for a record. */
+__attribute__((noinline)) static struct st_site *cached_walk_rest(uintptr_t from, uintptr_t cfa,
+                                                                  uintptr_t ra)
+{
+    for (unsigned k = 1; k < CACHE_WAYS; k++) {
+        unsigned i = (cache.last + k) % CACHE_WAYS;
+        if (chain_matches(&cache.way[i], from, cfa, ra)) {
+            cache.last = i;
+            return cache.way[i].site;
+        }
+    }
+    struct chain rec = {.cfa = cfa, .ra = ra, .from = from};
+    return walk_stack(from, &rec);
+}
+
+/* walk_stack through the cache, keyed by a frame that stays live until
+ * this returns. The entry that hit last is tried first: a loop refills
+ * from one line. Busy meanwhile (see the cache). */
+static inline struct st_site *cached_walk(uintptr_t from, uintptr_t cfa, uintptr_t ra)
+{
+    st_self.busy++;
+    const struct chain *c = &cache.way[cache.last];
+    struct st_site *s = chain_matches(c, from, cfa, ra) ? c->site : cached_walk_rest(from, cfa, ra);
+    st_self.busy--;
+    return s;
+}
+#endif
+
 /* walk_stack through the cache. Noinline: its own frame keys the cache,
  * and stays live while walk_stack records a miss. */
 __attribute__((noinline)) static struct st_site *site_of_stack(uintptr_t from)
 {
 #ifdef ST_UNWIND_CACHE
-    uintptr_t fa = (uintptr_t)__builtin_frame_address(0);
-    uintptr_t ra = (uintptr_t)__builtin_return_address(0);
-    struct st_site *s = NULL;
-    st_self.busy++;
-    for (unsigned k = 0, i = cache.last; k < CACHE_WAYS; k++, i = (i + 1) % CACHE_WAYS) {
-        const struct chain *c = &cache.way[i];
-        if (c->site && c->fa == fa && c->ra == ra && c->from == from && chain_holds(c)) {
-            cache.last = i;
-            s = c->site;
-            break;
-        }
-    }
-    if (!s) {
-        struct chain rec = {.fa = fa, .ra = ra, .from = from};
-        s = walk_stack(from, &rec);
-    }
-    st_self.busy--;
-    return s;
+    return cached_walk(from, (uintptr_t)__builtin_dwarf_cfa(),
+                       (uintptr_t)__builtin_return_address(0));
 #else
     return walk_stack(from, NULL);
 #endif
@@ -293,6 +316,18 @@ __attribute__((noinline)) static struct st_site *site_of_stack(uintptr_t from)
 struct st_site *st_site_here(void)
 {
     return st_site_depth ? site_of_stack(0) : NULL;
+}
+
+struct st_site *st_site_above(struct st_frame key)
+{
+    if (!st_site_depth)
+        return NULL;
+#ifdef ST_UNWIND_CACHE
+    return cached_walk(0, (uintptr_t)key.cfa, (uintptr_t)key.ra);
+#else
+    (void)key;
+    return walk_stack(0, NULL);
+#endif
 }
 
 struct st_site *st_site_from_caller(void *ra)

@@ -45,6 +45,21 @@ struct st_site *st_site_from_caller(void *ra);
 /* The site of the current stack (unwinds). */
 struct st_site *st_site_here(void);
 
+/* A frame on the current stack: its canonical frame address (the stack
+ * pointer before the call that made it) and its return address. */
+struct st_frame {
+    const void *cfa, *ra;
+};
+
+/* The calling function's own frame. */
+#define ST_FRAME_HERE ((struct st_frame){__builtin_dwarf_cfa(), __builtin_return_address(0)})
+
+/* st_site_here, for a caller that names a frame of its own, live until
+ * this returns (ST_FRAME_HERE): only the stack above that frame is unwound
+ * or, when it was seen before, checked. A hook that finds a refill's site
+ * from its own frame checks none of the frames of ours below it. */
+struct st_site *st_site_above(struct st_frame key);
+
 /* The stdio call made at a site found by st_site_here, or `fallback` when
  * no walk has named it (wrapped calls' sites are never walked for this). */
 static inline enum st_call st_site_via(const struct st_site *s, enum st_call fallback)

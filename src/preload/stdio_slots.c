@@ -76,9 +76,50 @@ static inline int slot_claim(struct st_stream *s, FILE *fp)
     return 1;
 }
 
-/* Entering a buffer slot: book consumption at the outermost one. Returns
- * whether this call is the outermost, which must then mark on the way out. */
-static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallback, int refill)
+/* A refill outside any wrapped call, on a stream whose operations nothing
+ * traces or follows: the slots and the read it runs into on its FILE take
+ * the lean path, as inside a fast-path call, with the cell at the
+ * refill's site. The record stays for the next refill (refill_again):
+ * valid while the stream epoch and the fd table's generation are those
+ * the stream was last checked current under (tracked). */
+static void lean_refill(struct st_thread *t, struct st_stream *s, FILE *fp)
+{
+    if (t->current_fp != fp || t->current_stream != s || !st_stream_counts(s))
+        return; /* st_stream_counts also made the cell the cache's entry */
+    t->refill = (struct st_fast_call){.fp = fp,
+                                      .epoch = t->current_epoch,
+                                      .fd_generation = t->current_fd_generation,
+                                      .site = t->site,
+                                      .stream = s,
+                                      .cell = t->cached_cell};
+    t->lean = &t->refill;
+}
+
+/* A refill outside any wrapped call begins, from `site`: it is charged to
+ * the reader the program called there, as far as a walk has told. */
+static inline void refill_call_begin(struct st_thread *t, struct st_site *site,
+                                     enum st_call fallback)
+{
+    t->in_call = 2; /* 2: set here, cleared on leaving */
+    t->call = st_site_via(site, fallback);
+    st_site_begin_found(site);
+}
+
+/* The end of what a slot began (in_call 2). */
+static inline void slot_call_end(struct st_thread *t)
+{
+    t->in_call = 0;
+    t->lean = NULL;
+    st_site_end();
+    st_trace_call_end();
+}
+
+/* Entering a buffer slot: book consumption at the outermost one. refill:
+ * the slot is reached only once the get area is exhausted, and `frame`
+ * is the hook's own. Returns whether this call is the outermost, which
+ * must then mark on the way out. */
+static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallback, int refill,
+                             struct st_frame frame)
 {
     struct st_thread *t = &st_self;
     if (!s || !slot_claim(s, fp))
@@ -87,12 +128,21 @@ static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallbac
         /* No interposed call is in progress: the slot tells what the program
          * did (a getc or fgets refill, glibc's exit cleanup, ...), and the
          * stack where. A refill reads, so its site is needed anyway: found
-         * now, it also names the reader the program called there. */
-        t->in_call = 2; /* 2: set here, cleared on leaving */
-        t->call = st_in_exit_cleanup ? ST_CALL_EXIT : fallback;
-        st_site_begin(st_in_exit_cleanup ? ST_SITE_NONE : ST_SITE_UNWIND);
-        if (refill && !st_in_exit_cleanup)
-            t->call = st_site_via(st_current_site(), fallback);
+         * now, from the hook's frame up, it also names the reader the
+         * program called there. */
+        if (st_in_exit_cleanup) {
+            t->in_call = 2;
+            t->call = ST_CALL_EXIT;
+            st_site_begin(ST_SITE_NONE);
+        } else if (refill) {
+            refill_call_begin(t, st_site_above(frame), fallback);
+            if (!st_ops_wanted(s))
+                lean_refill(t, s, fp);
+        } else {
+            t->in_call = 2;
+            t->call = fallback;
+            st_site_begin(ST_SITE_UNWIND);
+        }
         st_trace_slot_begin(t->call);
     }
     if (st_ledger_at_mark(s, fp)) /* a wrapped call's slots, most of the time */
@@ -113,11 +163,8 @@ static void buffer_slot_leave(struct st_stream *s, FILE *fp, int outer, size_t h
     if (!outer)
         return;
     st_ledger_mark(s, fp, handed_out);
-    if (t->in_call == 2) {
-        t->in_call = 0;
-        st_site_end();
-        st_trace_call_end();
-    }
+    if (t->in_call == 2)
+        slot_call_end(t);
 }
 
 /* A buffer slot that the outermost one runs into on the same FILE (a
@@ -170,7 +217,7 @@ static inline void lean_slot_leave(const struct st_fast_call *f, FILE *fp, int o
     static GENERAL ret general_##name params                                         \
     {                                                                                \
         struct st_stream *s = tracked(fp);                                           \
-        int outer = buffer_slot_enter(s, fp, fallback, refill);                      \
+        int outer = buffer_slot_enter(s, fp, fallback, refill, ST_FRAME_HERE);       \
         ret r = ORIG(name, type) args;                                               \
         int e = errno;                                                               \
         buffer_slot_leave(s, fp, outer, 0);                                          \
@@ -201,7 +248,7 @@ BUFFER_SLOT(overflow, int, overflow_fn, (FILE *fp, int ch), (fp, ch), ST_CALL_OT
 static GENERAL int general_uflow(FILE *fp)
 {
     struct st_stream *s = tracked(fp);
-    int outer = buffer_slot_enter(s, fp, ST_CALL_GETC, 1);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_GETC, 1, ST_FRAME_HERE);
     int r = ORIG(uflow, flow_fn)(fp);
     int e = errno;
     if (r == EOF && outer && st_self.in_call == 2)
@@ -211,14 +258,46 @@ static GENERAL int general_uflow(FILE *fp)
     return r;
 }
 
+/* A getc or fgets refill outside any wrapped call, on the FILE the last
+ * one took the lean path on (lean_refill), from the same site, with the
+ * stream still current: it takes the lean path too, with what the general
+ * path would find again. Begun as a refill when it returns the record;
+ * NULL: take the general path, with nothing done. */
+static inline const struct st_fast_call *refill_again(FILE *fp, struct st_frame frame)
+{
+    struct st_thread *t = &st_self;
+    if (t->busy | t->in_call | t->slot_depth)
+        return NULL;
+    /* In a call from here on: a signal handler's calls pass through, so
+     * the record cannot be rewritten while it is read. */
+    t->in_call = 2;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    const struct st_fast_call *f = &t->refill;
+    if (fp == f->fp && __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE) == f->epoch &&
+        __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE) == f->fd_generation &&
+        f->stream->fd == fp->_fileno && !st_in_exit_cleanup && !st_ops_wanted(f->stream)) {
+        struct st_site *site = st_site_above(frame);
+        if (site == f->site) {
+            refill_call_begin(t, site, ST_CALL_GETC);
+            t->lean = f;
+            return f;
+        }
+    }
+    t->in_call = 0;
+    return NULL;
+}
+
 static int hook_uflow(FILE *fp)
 {
     const struct st_fast_call *f = lean_call(fp);
-    if (!f)
+    const struct st_fast_call *again = f ? NULL : refill_again(fp, ST_FRAME_HERE);
+    if (!f && !(f = again))
         return general_uflow(fp);
     int outer = lean_slot_enter(f->stream, fp, 1);
     int r = ORIG(uflow, flow_fn)(fp);
     lean_slot_leave(f, fp, outer, r != EOF);
+    if (again)
+        slot_call_end(&st_self);
     return r;
 }
 
@@ -227,7 +306,7 @@ static int hook_uflow(FILE *fp)
 static GENERAL size_t general_xsgetn(xsgetn_fn real, FILE *fp, void *buf, size_t n)
 {
     struct st_stream *s = tracked(fp);
-    int outer = buffer_slot_enter(s, fp, ST_CALL_FREAD, 0);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_FREAD, 0, ST_FRAME_HERE);
     size_t r = real(fp, buf, n);
     int e = errno;
     if (outer)
@@ -293,7 +372,7 @@ static void note_seek(struct st_counts *c, const struct seek_before *b, const FI
 static GENERAL off64_t general_seekoff(FILE *fp, off64_t off, int dir, int mode)
 {
     struct st_stream *s = tracked(fp);
-    int outer = buffer_slot_enter(s, fp, ST_CALL_FSEEK, 0);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_FSEEK, 0, ST_FRAME_HERE);
     struct seek_before b = seek_before(fp);
     off64_t r = ORIG(seekoff, seekoff_fn)(fp, off, dir, mode);
     int e = errno;
@@ -324,7 +403,7 @@ static off64_t hook_seekoff(FILE *fp, off64_t off, int dir, int mode)
 static FILE *hook_setbuf(FILE *fp, char *buf, ssize_t n)
 {
     struct st_stream *s = tracked(fp);
-    int outer = buffer_slot_enter(s, fp, ST_CALL_SETVBUF, 0);
+    int outer = buffer_slot_enter(s, fp, ST_CALL_SETVBUF, 0, ST_FRAME_HERE);
     FILE *r = ORIG(setbuf, setbuf_fn)(fp, buf, n);
     int e = errno;
     if (s)

@@ -72,6 +72,11 @@ struct st_thread {
      * followed (NULL otherwise): the hooks it runs into on its own FILE
      * take their lean path (stdio_slots.c). */
     const struct st_fast_call *lean;
+    /* What lean points to in a refill outside any wrapped call whose
+     * stream nothing traces or follows: its stream, site and cell, for the
+     * read it makes; kept for the next refill on that FILE, valid while
+     * the stream epoch and fd generation are those it holds (stdio_slots.c). */
+    struct st_fast_call refill;
     /* One-entry cache of st_stream_current (streams.c): the stream at
      * current_fp, checked against what its fd names, valid while neither
      * the stream epoch nor the fd table (st_fd_generation) has moved. */

@@ -130,6 +130,44 @@ static void extending_the_last_range_stops_at_the_next(void **state)
     assert_int_equal(held.end, 10);
 }
 
+/* The hinted range as its chunk's last: extending it moves the chunk's end
+ * (later adds that search for a byte go by it), and stops short of the
+ * next chunk's first range; reaching that range folds the two. */
+static void extending_a_chunks_last_range_follows_its_end(void **state)
+{
+    struct st_ranges *r = *state;
+    for (uint64_t i = 0; i < 3 * ST_RANGES_CHUNK; i++) /* full chunks of [i*100, i*100+10) */
+        assert_int_equal(st_ranges_add(r, i * 100, 10, &held), 0);
+    const uint64_t last = (ST_RANGES_CHUNK - 1) * 100; /* chunk 0's last range */
+    const uint64_t next = ST_RANGES_CHUNK * 100;       /* chunk 1's first */
+    assert_int_equal(st_ranges_add(r, last + 5, 20, &held), 5);  /* hinted from here on */
+    assert_int_equal(st_ranges_add(r, last + 25, 50, &held), 0); /* right at its end */
+    assert_int_equal(held.start, last);
+    assert_int_equal(held.end, last + 75);
+    assert_int_equal(st_ranges_add(r, last + 70, 10, &held), 5); /* over its end */
+    assert_int_equal(st_ranges_count(r), 3 * ST_RANGES_CHUNK);
+    assert_int_equal(st_ranges_add(r, 50, 10, &held), 0);        /* elsewhere: hint moves */
+    /* Found by the chunks' ends: [last, last + 80) is chunk 0's now. */
+    assert_int_equal(st_ranges_add(r, last + 60, 15, &held), 15);
+    assert_int_equal(held.start, last);
+    assert_int_equal(held.end, last + 80);
+    assert_int_equal(st_ranges_add(r, last + 79, 21, &held), 1); /* touches chunk 1's first */
+    assert_int_equal(held.start, last);
+    assert_int_equal(held.end, next + 10);
+    assert_int_equal(st_ranges_count(r), 3 * ST_RANGES_CHUNK);   /* one more, one folded */
+    /* The very last range has nothing after it. */
+    const uint64_t end = 3 * ST_RANGES_CHUNK * 100;
+    assert_int_equal(st_ranges_add(r, end - 100, 10, &held), 10);
+    assert_int_equal(st_ranges_add(r, end - 90, 1000, &held), 0);
+    assert_int_equal(st_ranges_at(r, st_ranges_count(r) - 1).end, end + 910);
+    /* A gap after the hinted range, and a read before it, are not in it. */
+    assert_int_equal(st_ranges_add(r, end + 911, 5, &held), 0);
+    assert_int_equal(held.start, end + 911);
+    assert_int_equal(st_ranges_add(r, end + 900, 20, &held), 15);
+    assert_int_equal(held.start, end - 100);
+    assert_int_equal(held.end, end + 920);
+}
+
 static void *failing_alloc(size_t n) { (void)n; return NULL; }
 
 static void out_of_memory_undercounts_never_overcounts(void **state)
@@ -177,9 +215,11 @@ static void many_ranges_split_and_fold_across_chunks(void **state)
 /* The set against a plain byte map, over random reads in a file of `size`
  * bytes, mostly shorter than `len_short`, every `long_every`-th one up to
  * `len_long`: every overlap returned, every held range and every range kept
- * must agree. */
+ * must agree. With `near` > 0, reads but every eighth start within `near`
+ * bytes either side of where the last one ended (a sequential reader, and
+ * the overlaps, gaps and steps back around it). */
 static void check_against_byte_map(size_t size, int rounds, int ops, uint64_t len_short,
-                                   int long_every, uint64_t len_long)
+                                   int long_every, uint64_t len_long, uint64_t near)
 {
     unsigned char *seen = malloc(size);
     assert_non_null(seen);
@@ -189,9 +229,12 @@ static void check_against_byte_map(size_t size, int rounds, int ops, uint64_t le
         st_ranges_init(&r, zalloc, release);
         for (size_t i = 0; i < size; i++)
             seen[i] = 0;
+        uint64_t last_end = 0;
         for (int op = 0; op < ops; op++) {
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
             uint64_t start = x % size;
+            if (near && op % 8 != 0)
+                start = (last_end + size - near + (x >> 40) % (2 * near + 1)) % size;
             uint64_t len = (x >> 20) % (op % long_every == 0 ? len_long : len_short);
             if (start + len > size)
                 len = size - start;
@@ -201,6 +244,7 @@ static void check_against_byte_map(size_t size, int rounds, int ops, uint64_t le
                 seen[b] = 1;
             }
             assert_int_equal(st_ranges_add(&r, start, len, &held), expect);
+            last_end = start + len;
             if (len == 0) {
                 assert_int_equal(held.end, 0);
                 continue;
@@ -241,7 +285,7 @@ static void random_reads_match_a_byte_map(void **state)
 {
     (void)state;
     for (int round = 0; round < 40; round++)
-        check_against_byte_map(1 << 14, 1, 3000, round % 4 == 0 ? 600 : 40, 1, 40);
+        check_against_byte_map(1 << 14, 1, 3000, round % 4 == 0 ? 600 : 40, 1, 40, 0);
 }
 
 /* Enough ranges for hundreds of chunks (the array of chunk refs doubles
@@ -250,7 +294,16 @@ static void random_reads_match_a_byte_map(void **state)
 static void many_chunks_grow_and_drop_match_a_byte_map(void **state)
 {
     (void)state;
-    check_against_byte_map(1 << 18, 4, 20000, 16, 500, 4096);
+    check_against_byte_map(1 << 18, 4, 20000, 16, 500, 4096, 0);
+}
+
+/* Mostly sequential reads, across many chunks: the hinted range is
+ * extended, read again, stepped over and stepped back from. */
+static void sequential_reads_match_a_byte_map(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 20; round++)
+        check_against_byte_map(1 << 16, 1, 6000, round % 2 ? 64 : 512, 1, 64, round % 3 + 1);
 }
 
 static void clear_keeps_chunks_for_reuse(void **state)
@@ -303,6 +356,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(clear_forgets, setup, teardown),
         cmocka_unit_test_setup_teardown(zero_length_changes_nothing, setup, teardown),
         cmocka_unit_test_setup_teardown(extending_the_last_range_stops_at_the_next, setup, teardown),
+        cmocka_unit_test_setup_teardown(extending_a_chunks_last_range_follows_its_end, setup, teardown),
+        cmocka_unit_test(sequential_reads_match_a_byte_map),
         cmocka_unit_test(out_of_memory_undercounts_never_overcounts),
         cmocka_unit_test_setup_teardown(many_ranges_split_and_fold_across_chunks, setup, teardown),
         cmocka_unit_test(random_reads_match_a_byte_map),
