@@ -406,9 +406,12 @@ static FILE *hook_setbuf(FILE *fp, char *buf, ssize_t n)
     int outer = buffer_slot_enter(s, fp, ST_CALL_SETVBUF, 0, ST_FRAME_HERE);
     FILE *r = ORIG(setbuf, setbuf_fn)(fp, buf, n);
     int e = errno;
-    if (s)
+    /* glibc's exit cleanup unbuffers every stream still open: neither the
+     * program's choice nor the buffer its reads went through. */
+    if (s && !st_in_exit_cleanup) {
         st_stream_observe_buffer(s, fp);
-    st_trace_buffer(s);
+        st_trace_buffer(s);
+    }
     buffer_slot_leave(s, fp, outer, 0);
     errno = e;
     return r;

@@ -230,6 +230,27 @@ def case_roundtrip_userbuf(ctx):
     expect(s["buffer_size"] == 131072 and s["buffer_origin"] == "user", f"stream {s}")
 
 
+def case_open_at_exit(ctx):
+    """A stream the program leaves open keeps, in the exit report and in the
+    trace's, the buffer its reads went through: glibc's exit cleanup
+    unbuffers it, and that is not the program's doing."""
+    prog = os.path.join(ctx.a.workloads, "wl_exit_open")
+    traces, reports, _ = ctx.traced([prog, "return", ctx.text, "100"], name="open_at_exit",
+                                    stdin=open(ctx.text, "rb"))
+    blksize = os.stat(ctx.text).st_blksize
+    default = blksize if 0 < blksize < 8192 else 8192  # glibc's _IO_file_doallocate
+    (live,) = [os.path.join(reports, f) for f in os.listdir(reports)]
+    (t,) = [os.path.join(traces, f) for f in os.listdir(traces)]
+    for source, j in (("exit report", json.load(open(live))),
+                      ("trace", ctx.stj("report", "--json", t))):
+        # The file is read through fopen's stream (fd 3) and through stdin.
+        (f,) = [x for x in j["files"] if x["path"] == os.path.abspath(ctx.text)]
+        expect(sorted(s["fd"] for s in f["streams"]) == [0, 3], f"{source}: {f['streams']}")
+        for s in f["streams"]:
+            expect((s["buffer_size"], s["buffer_mode"], s["buffer_origin"]) ==
+                   (default, "full", "default"), f"{source}: stream {s}")
+
+
 def case_roundtrip_workloads(ctx):
     w = ctx.a.workloads
     runs = [
