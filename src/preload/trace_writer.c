@@ -82,7 +82,6 @@ struct site {
 
 static struct {
     int state;
-    unsigned epoch; /* bumped in a fork child: threads' chunks are stale */
     char dir[MAX_PATH];
     char path[MAX_PATH + 128];
     char parent_path[MAX_PATH + 128];
@@ -108,7 +107,12 @@ static struct {
     const char *const *argv;
     const char *inferred;
     int finished;
-} g = {.epoch = 1};
+} g;
+
+/* Bumped in a fork child: threads' chunks are stale. Apart from g, whose
+ * 29 KB then stay in .bss (no initialised data to map and fault in); 1, so
+ * that a thread's zeroed state starts stale too. */
+static unsigned trace_epoch = 1;
 
 /* Each thread's writing state; the chunk-local part mirrors the decoder's
  * state (trace_format.h) and starts afresh with every chunk. */
@@ -296,7 +300,7 @@ void st_trace_restart(void)
     g.grow_lock.locked = 0;
     g.module_lock.locked = 0;
     g.finished = 0;
-    __atomic_add_fetch(&g.epoch, 1, __ATOMIC_ACQ_REL);
+    __atomic_add_fetch(&trace_epoch, 1, __ATOMIC_ACQ_REL);
     if (g.state != FAILED && st_config.trace_dir) {
         g.state = IDLE;
         __atomic_store_n(&st_trace_on, 1, __ATOMIC_RELEASE);
@@ -693,7 +697,7 @@ static inline __attribute__((always_inline)) struct tw *enter(void)
         return NULL;
     struct tw *t = &tw;
     st_self.busy++;
-    unsigned epoch = __atomic_load_n(&g.epoch, __ATOMIC_ACQUIRE);
+    unsigned epoch = __atomic_load_n(&trace_epoch, __ATOMIC_ACQUIRE);
     if (__builtin_expect(t->epoch != epoch, 0) && !enter_epoch(t, epoch)) {
         st_self.busy--;
         return NULL;
@@ -1421,7 +1425,7 @@ void st_trace_reread_(uint64_t again)
      * its parent's mapping). */
     uint8_t *h = tw.last_read;
     if (h && tw.pos == tw.last_read_end && (int64_t)again == tw.last_read_result &&
-        tw.epoch == __atomic_load_n(&g.epoch, __ATOMIC_ACQUIRE)) {
+        tw.epoch == __atomic_load_n(&trace_epoch, __ATOMIC_ACQUIRE)) {
         __atomic_store_n(h, (uint8_t)(ST_EV_READ_REREAD | (*h & 0xe0)), __ATOMIC_RELEASE);
         tw.last_read = NULL;
         return;
