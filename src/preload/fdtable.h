@@ -58,26 +58,34 @@ static inline const struct st_fd *st_fd_get(int fd)
     return __builtin_expect(e != NULL, 1) ? e : st_fd_get_slow(fd);
 }
 
-/* Offset bookkeeping; all are no-ops when the offset is unknown. Inline:
- * a few per syscall. */
-static inline int64_t st_desc_offset(const struct st_fd *e)
+/* The description e shares, NULL when e is. What a syscall books on is
+ * the description: a fast-path entry keeps it (thread_state.h) and skips
+ * the table, whose page is one more to walk to after every syscall. */
+static inline struct st_desc *st_fd_desc(const struct st_fd *e)
 {
-    return e && e->desc ? __atomic_load_n(&e->desc->offset, __ATOMIC_RELAXED) : -1;
+    return e ? e->desc : NULL;
 }
 
-static inline void st_desc_advance(const struct st_fd *e, int64_t n)
+/* Offset bookkeeping; all are no-ops when the offset is unknown (d NULL or
+ * its offset -1). Inline: a few per syscall. */
+static inline int64_t st_desc_offset(const struct st_desc *d)
 {
-    if (!e || !e->desc || n <= 0)
+    return d ? __atomic_load_n(&d->offset, __ATOMIC_RELAXED) : -1;
+}
+
+static inline void st_desc_advance(struct st_desc *d, int64_t n)
+{
+    if (!d || n <= 0)
         return;
-    int64_t off = __atomic_load_n(&e->desc->offset, __ATOMIC_RELAXED);
+    int64_t off = __atomic_load_n(&d->offset, __ATOMIC_RELAXED);
     if (off >= 0)
-        __atomic_store_n(&e->desc->offset, off + n, __ATOMIC_RELAXED);
+        __atomic_store_n(&d->offset, off + n, __ATOMIC_RELAXED);
 }
 
-static inline void st_desc_set(const struct st_fd *e, int64_t offset)
+static inline void st_desc_set(struct st_desc *d, int64_t offset)
 {
-    if (e && e->desc)
-        __atomic_store_n(&e->desc->offset, offset, __ATOMIC_RELAXED);
+    if (d)
+        __atomic_store_n(&d->offset, offset, __ATOMIC_RELAXED);
 }
 
 #endif

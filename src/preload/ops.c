@@ -140,7 +140,7 @@ void st_op_open(struct st_stream *s, const char *mode, int new_description)
     if (!s || !mode || st_capture_inferred)
         return;
     int read_only = mode[0] == 'r' && !strchr(mode, '+');
-    int64_t offset = new_description ? 0 : st_desc_offset(st_fd_get(s->fd));
+    int64_t offset = new_description ? 0 : st_desc_offset(st_fd_desc(st_fd_get(s->fd)));
     emit(s, ST_OP_OPEN, read_only, 0, offset, 0);
 }
 

@@ -91,7 +91,8 @@ static void lean_refill(struct st_thread *t, struct st_stream *s, FILE *fp)
                                       .fd_generation = t->current_fd_generation,
                                       .site = t->site,
                                       .stream = s,
-                                      .cell = t->cached_cell};
+                                      .cell = t->cached_cell,
+                                      .desc = st_fd_desc(st_fd_peek(fp->_fileno))};
     t->lean = &t->refill;
 }
 
@@ -419,20 +420,20 @@ static FILE *hook_setbuf(FILE *fp, char *buf, ssize_t n)
 
 /* The offset a stdio syscall starts at: our shadow of the fd's offset when
  * we know it (glibc's _offset is stale inside fseek), else glibc's. */
-static int64_t stdio_offset(const struct st_fd *e, FILE *fp)
+static int64_t stdio_offset(const struct st_desc *d, FILE *fp)
 {
-    int64_t off = st_desc_offset(e);
+    int64_t off = st_desc_offset(d);
     return off >= 0 ? off : fp->_offset;
 }
 
 /* A read of s's that returned r at off: booked on c, charged to call; the
  * fd's offset and the stream's buffer followed. The caller is busy. */
 static inline void book_read(struct st_stream *s, FILE *fp, struct st_counts *c, enum st_call call,
-                             const struct st_fd *e, int64_t off, ssize_t r)
+                             struct st_desc *d, int64_t off, ssize_t r)
 {
     st_record_read(s->file, c, call, off, r);
     if (r > 0)
-        st_desc_set(e, off >= 0 ? off + r : -1);
+        st_desc_set(d, off >= 0 ? off + r : -1);
     if (st_stream_observe_buffer(s, fp))
         st_trace_buffer(s);
 }
@@ -440,8 +441,8 @@ static inline void book_read(struct st_stream *s, FILE *fp, struct st_counts *c,
 static GENERAL ssize_t general_read(FILE *fp, void *buf, ssize_t n)
 {
     struct st_stream *s = tracked(fp);
-    const struct st_fd *e = s ? st_fd_get(fp->_fileno) : NULL;
-    int64_t off = s ? stdio_offset(e, fp) : -1;
+    struct st_desc *d = s ? st_fd_desc(st_fd_get(fp->_fileno)) : NULL;
+    int64_t off = s ? stdio_offset(d, fp) : -1;
     st_trace_sys_begin();
     ssize_t r = ORIG(read, read_fn)(fp, buf, n);
     if (!s) {
@@ -451,14 +452,14 @@ static GENERAL ssize_t general_read(FILE *fp, void *buf, ssize_t n)
     }
     int err = errno;
     st_self.busy++;
-    book_read(s, fp, st_stream_counts(s), st_charge(ST_CALL_OTHER), e, off, r);
+    book_read(s, fp, st_stream_counts(s), st_charge(ST_CALL_OTHER), d, off, r);
     st_self.busy--;
     errno = err;
     return r;
 }
 
-/* A lean call's read: the fd's entry exists (the fast path checked the
- * stream against it, and no fd has changed since), so it is only peeked. */
+/* A lean call's read: the fd's description is the one the fast entry
+ * kept (no fd has changed since it was made). */
 static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
 {
     const struct st_fast_call *f = lean_call(fp);
@@ -466,12 +467,11 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
         return general_read(fp, buf, n);
     struct st_thread *t = &st_self;
     struct st_stream *s = f->stream;
-    const struct st_fd *e = st_fd_peek(fp->_fileno);
-    int64_t off = stdio_offset(e, fp);
+    int64_t off = stdio_offset(f->desc, fp);
     ssize_t r = ORIG(read, read_fn)(fp, buf, n);
     int err = errno;
     t->busy++;
-    book_read(s, fp, &f->cell->counts, t->call, e, off, r);
+    book_read(s, fp, &f->cell->counts, t->call, f->desc, off, r);
     t->busy--;
     errno = err;
     return r;
@@ -491,7 +491,7 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
      * and unwinding on every printf flush would cost the program. */
     st_record_write(st_cell_counts(s, &s->cells, NULL), r);
     if (r > 0)
-        st_desc_advance(e, r);
+        st_desc_advance(st_fd_desc(e), r);
     st_self.busy--;
     errno = err;
     return r;
@@ -513,7 +513,7 @@ static GENERAL off64_t general_seek(FILE *fp, off64_t off, int whence)
     st_record_lseek(c, st_charge(ST_CALL_OTHER));
     st_trace_lseek(c, st_charge(ST_CALL_OTHER), r);
     if (r >= 0)
-        st_desc_set(st_fd_get(fp->_fileno), r);
+        st_desc_set(st_fd_desc(st_fd_get(fp->_fileno)), r);
     st_self.busy--;
     errno = err;
     return r;
@@ -527,7 +527,7 @@ static off64_t hook_seek(FILE *fp, off64_t off, int whence)
     off64_t r = ORIG(seek, seek_fn)(fp, off, whence);
     st_record_lseek(&f->cell->counts, st_self.call);
     if (r >= 0)
-        st_desc_set(st_fd_peek(fp->_fileno), r);
+        st_desc_set(f->desc, r);
     return r;
 }
 

@@ -13,6 +13,7 @@
 struct st_stream;
 struct st_site;
 struct st_cell;
+struct st_desc;
 
 struct st_thread {
     /* > 0 while seektrace's own code runs on this thread: whatever it calls,
@@ -67,6 +68,7 @@ struct st_thread {
         struct st_site *site;
         struct st_stream *stream;
         struct st_cell *cell;
+        struct st_desc *desc; /* its fd's description (fdtable.h), or NULL */
     } fast[8]; /* by ST_FAST_SLOT(ra) */
     /* The fast-path call in progress when nothing it does is traced or
      * followed (NULL otherwise): the hooks it runs into on its own FILE

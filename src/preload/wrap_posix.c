@@ -44,7 +44,7 @@ static void note_read(int fd, enum st_call call, uint64_t requested, int64_t off
     struct st_counts *c = e ? st_file_direct(e->file) : NULL;
     if (!c)
         return;
-    int64_t at = offset >= 0 ? offset : st_desc_offset(e);
+    int64_t at = offset >= 0 ? offset : st_desc_offset(e->desc);
     st_add(&c->by_call[call].calls, 1);
     if (r >= 0)
         st_add(&c->requested_bytes, requested);
@@ -53,7 +53,7 @@ static void note_read(int fd, enum st_call call, uint64_t requested, int64_t off
     st_trace_posix_read(c, call, requested, r);
     st_record_read(e->file, c, call, at, r);
     if (offset < 0 && r > 0)
-        st_desc_advance(e, r);
+        st_desc_advance(e->desc, r);
 }
 
 static void note_lseek(int fd, off64_t r)
@@ -66,7 +66,7 @@ static void note_lseek(int fd, off64_t r)
     st_record_lseek(c, ST_CALL_LSEEK);
     st_trace_posix_lseek(c, r);
     if (r >= 0)
-        st_desc_set(e, r);
+        st_desc_set(e->desc, r);
 }
 
 /* The bookkeeping after a real call: skipped when seektrace itself made

@@ -42,7 +42,8 @@ int st_call_begin(enum st_call call, FILE *fp, void *caller)
          * made this (stream, site) the cell cache's entry. */
         if (c && st_site_decided_by_caller(t->site, caller)) {
             struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
-            *f = (struct st_fast_call){fp, caller, now, gen, t->site, s, t->cached_cell};
+            *f = (struct st_fast_call){fp, caller, now, gen, t->site, s, t->cached_cell,
+                                       st_fd_desc(st_fd_peek(fp->_fileno))};
         }
         if (st_capture_inferred && s)
             st_infer_begin(s, fp);
