@@ -672,11 +672,15 @@ def case_export_csv_jsonl(ctx):
     seeks = [o for o in ops if o["op"] == "fseek" and o.get("path") == d["path"]]
     expect(len(seeks) == 700 and all(o["whence"] == 0 and o["offset"] >= 0 for o in seeks),
            f"{len(seeks)} fseek ops")
-    # Within a thread, times never go back.
+    expect_times_forward(objs, "export")
+
+
+def expect_times_forward(objs, label):
+    """Within a thread, an exported trace's times never go back."""
     last = {}
     for o in objs:
         if "time_ns" in o:
-            expect(o["time_ns"] >= last.get(o["tid"], 0), f"time goes back at {o}")
+            expect(o["time_ns"] >= last.get(o["tid"], 0), f"{label}: time goes back at {o}")
             last[o["tid"]] = o["time_ns"]
 
 
@@ -705,11 +709,7 @@ def case_trace_times(ctx):
         ends = [o["time_ns"] + o.get("dur_ns", 0) for o in objs if "time_ns" in o]
         expect(len(ends) > 10 and max(ends) <= wall, f"{clock}: last event at {max(ends)} ns, "
                                                       f"run {wall} ns")
-        last = {}
-        for o in objs:
-            if "time_ns" in o:
-                expect(o["time_ns"] >= last.get(o["tid"], 0), f"{clock}: time goes back at {o}")
-                last[o["tid"]] = o["time_ns"]
+        expect_times_forward(objs, clock)
 
 
 def case_marks(ctx):
