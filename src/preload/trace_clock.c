@@ -13,7 +13,6 @@
 
 #if defined(__x86_64__)
 #include <cpuid.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <sys/prctl.h>
@@ -237,14 +236,9 @@ ST_EXPORT(int, prctl, (int option, ...))
     va_end(ap);
     if (option == PR_SET_TSC && __atomic_load_n(&tsc_state, __ATOMIC_ACQUIRE) == TSC_ON)
         tsc_off();
-    static int (*real_prctl)(int, ...);
-    int (*f)(int, ...) = __atomic_load_n(&real_prctl, __ATOMIC_ACQUIRE);
-    if (!f) {
-        *(void **)&f = dlsym(RTLD_NEXT, "prctl");
-        __atomic_store_n(&real_prctl, f, __ATOMIC_RELEASE);
-    }
-    if (f)
-        return f(option, a2, a3, a4, a5);
+    /* glibc's prctl is this very syscall. Not dlsym'd: allocators call
+     * prctl while they set up (naming their mappings), and dlsym may
+     * allocate. */
     return (int)syscall(SYS_prctl, option, a2, a3, a4, a5);
 }
 
