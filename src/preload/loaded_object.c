@@ -42,7 +42,7 @@ static uintptr_t dynamic_ptr(const struct st_loaded_object *o, uintptr_t ptr)
 }
 
 struct dynsym {
-    const ElfW(Sym) * sym;
+    const ElfW(Sym) *sym;
     const char *str;
     const uint32_t *gnu_hash;
 };

@@ -301,16 +301,23 @@ static inline struct st_site *cached_walk(uintptr_t from, uintptr_t cfa, uintptr
 }
 #endif
 
-/* walk_stack through the cache. Noinline: its own frame keys the cache,
- * and stays live while walk_stack records a miss. */
-__attribute__((noinline)) static struct st_site *site_of_stack(uintptr_t from)
+/* walk_stack from `from`, through the cache keyed by `key`, a frame that
+ * stays live until this returns. */
+static inline struct st_site *site_keyed(uintptr_t from, struct st_frame key)
 {
 #ifdef ST_UNWIND_CACHE
-    return cached_walk(from, (uintptr_t)__builtin_dwarf_cfa(),
-                       (uintptr_t)__builtin_return_address(0));
+    return cached_walk(from, (uintptr_t)key.cfa, (uintptr_t)key.ra);
 #else
+    (void)key;
     return walk_stack(from, NULL);
 #endif
+}
+
+/* Noinline: its own frame keys the cache, and stays live while walk_stack
+ * records a miss. */
+__attribute__((noinline)) static struct st_site *site_of_stack(uintptr_t from)
+{
+    return site_keyed(from, ST_FRAME_HERE);
 }
 
 struct st_site *st_site_here(void)
@@ -320,14 +327,7 @@ struct st_site *st_site_here(void)
 
 struct st_site *st_site_above(struct st_frame key)
 {
-    if (!st_site_depth)
-        return NULL;
-#ifdef ST_UNWIND_CACHE
-    return cached_walk(0, (uintptr_t)key.cfa, (uintptr_t)key.ra);
-#else
-    (void)key;
-    return walk_stack(0, NULL);
-#endif
+    return st_site_depth ? site_keyed(0, key) : NULL;
 }
 
 struct st_site *st_site_from_caller(void *ra)

@@ -96,12 +96,12 @@ static void lean_refill(struct st_thread *t, struct st_stream *s, FILE *fp)
     t->lean = &t->refill;
 }
 
-/* A refill outside any wrapped call begins, from `site`: it is charged to
- * the reader the program called there, as far as a walk has told. */
+/* A refill outside any wrapped call begins (in_call already 2), from
+ * `site`: it is charged to the reader the program called there, as far as
+ * a walk has told. */
 static inline void refill_call_begin(struct st_thread *t, struct st_site *site,
                                      enum st_call fallback)
 {
-    t->in_call = 2; /* 2: set here, cleared on leaving */
     t->call = st_site_via(site, fallback);
     st_site_begin_found(site);
 }
@@ -131,8 +131,8 @@ static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallbac
          * stack where. A refill reads, so its site is needed anyway: found
          * now, from the hook's frame up, it also names the reader the
          * program called there. */
+        t->in_call = 2; /* 2: set here, cleared on leaving */
         if (st_in_exit_cleanup) {
-            t->in_call = 2;
             t->call = ST_CALL_EXIT;
             st_site_begin(ST_SITE_NONE);
         } else if (refill) {
@@ -140,7 +140,6 @@ static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallbac
             if (!st_ops_wanted(s))
                 lean_refill(t, s, fp);
         } else {
-            t->in_call = 2;
             t->call = fallback;
             st_site_begin(ST_SITE_UNWIND);
         }
