@@ -23,6 +23,16 @@ static inline void st_site_begin(void *caller)
     st_self.site = NULL;
     st_self.site_ra = caller;
     st_self.site_pending = caller != ST_SITE_NONE;
+    st_self.site_cfa = NULL;
+}
+
+/* A wrapper's call, named by its own frame (live until the call ends): a
+ * site its return address does not decide is found up the stack from that
+ * frame, through the unwind cache entry its fast path checks. */
+static inline void st_site_begin_frame(struct st_frame frame)
+{
+    st_site_begin((void *)frame.ra);
+    st_self.site_cfa = frame.cfa;
 }
 
 /* A call whose site is found already (a refill's, up the stack from the

@@ -174,9 +174,19 @@ struct chain {
 };
 
 static __thread struct {
+    uintptr_t tag[CACHE_WAYS]; /* each entry's key_tag, 0 while empty */
     struct chain way[CACHE_WAYS];
     unsigned last, next; /* the entry that hit last; the next to replace */
 } cache __attribute__((tls_model("initial-exec")));
+
+/* A word standing for a key, never 0: a look-up compares the tags, one
+ * cache line, and checks an entry's stack only where its tag matches (a
+ * wrapper's fast path asks for its site on every call, and the two lines
+ * of an fseek + fread loop share a frame address). */
+static inline uintptr_t key_tag(uintptr_t from, uintptr_t cfa, uintptr_t ra)
+{
+    return (cfa ^ ra ^ (from << 1)) | 1;
+}
 
 /* During a recorded walk: the key frame is the one whose return address is
  * ra, read from cfa - 8; every frame above it is recorded. */
@@ -258,6 +268,7 @@ __attribute__((noinline)) static struct st_site *walk_stack(uintptr_t from, stru
     if (rec && s && w.keyed && rec->n >= 0 && w.visited <= MAX_WALK) {
         rec->site = s;
         cache.way[cache.next] = *rec;
+        cache.tag[cache.next] = key_tag(rec->from, rec->cfa, rec->ra);
         cache.last = cache.next;
         cache.next = (cache.next + 1) % CACHE_WAYS;
     }
@@ -266,7 +277,8 @@ __attribute__((noinline)) static struct st_site *walk_stack(uintptr_t from, stru
 }
 
 #ifdef ST_UNWIND_CACHE
-static int chain_matches(const struct chain *c, uintptr_t from, uintptr_t cfa, uintptr_t ra)
+static inline int chain_matches(const struct chain *c, uintptr_t from, uintptr_t cfa,
+                                uintptr_t ra)
 {
     return c->cfa == cfa && c->ra == ra && c->from == from && c->site && chain_holds(c);
 }
@@ -277,9 +289,9 @@ static int chain_matches(const struct chain *c, uintptr_t from, uintptr_t cfa, u
 __attribute__((noinline)) static struct st_site *cached_walk_rest(uintptr_t from, uintptr_t cfa,
                                                                   uintptr_t ra)
 {
-    for (unsigned k = 1; k < CACHE_WAYS; k++) {
-        unsigned i = (cache.last + k) % CACHE_WAYS;
-        if (chain_matches(&cache.way[i], from, cfa, ra)) {
+    uintptr_t tag = key_tag(from, cfa, ra);
+    for (unsigned i = 0; i < CACHE_WAYS; i++) {
+        if (cache.tag[i] == tag && chain_matches(&cache.way[i], from, cfa, ra)) {
             cache.last = i;
             return cache.way[i].site;
         }
@@ -330,16 +342,20 @@ struct st_site *st_site_above(struct st_frame key)
     return st_site_depth ? site_keyed(0, key) : NULL;
 }
 
-struct st_site *st_site_from_caller(void *ra)
+struct st_site *st_site_from_caller(void *ra, const void *cfa)
 {
     uintptr_t pc = (uintptr_t)ra;
     if (!st_site_depth)
         return NULL;
-    if (is_runtime(pc))
-        return site_of_stack(0);
-    /* Callers above the site take a walk up the stack: only when asked. */
-    struct st_site *s = st_site_depth > 1 ? site_of_stack(pc) : NULL;
-    return s ? s : intern(&pc, 1);
+    int runtime = is_runtime(pc);
+    if (!runtime && st_site_depth == 1)
+        return intern(&pc, 1);
+    /* A runtime caller's site, or callers above the site: a walk up the
+     * stack, keyed by the caller's frame when it is known (the key the
+     * wrappers' fast path checks the site by), else by our own. */
+    struct st_site *s = cfa ? site_keyed(0, (struct st_frame){cfa, ra})
+                            : site_of_stack(runtime ? 0 : pc);
+    return s || runtime ? s : intern(&pc, 1);
 }
 
 struct st_site *st_sites_first(void)

@@ -38,9 +38,10 @@ struct st_site {
 /* depth: SEEKTRACE_STACK (0 turns attribution off). Call once at start-up. */
 void st_sites_init(int depth);
 
-/* The site of a call whose return address is ra; NULL when attribution is
- * off or memory ran out. */
-struct st_site *st_site_from_caller(void *ra);
+/* The site of a call whose return address is ra, made by the function
+ * whose canonical frame address is cfa (NULL: not known); NULL when
+ * attribution is off or memory ran out. */
+struct st_site *st_site_from_caller(void *ra, const void *cfa);
 
 /* The site of the current stack (unwinds). */
 struct st_site *st_site_here(void);

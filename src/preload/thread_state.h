@@ -45,6 +45,11 @@ struct st_thread {
     struct st_site *site;
     void *site_ra;
     int site_pending;
+    /* The canonical frame address of the wrapper that gave site_ra, or
+     * NULL: with it, a site the return address alone does not decide is
+     * found up the stack from the wrapper's frame (st_site_above), the key
+     * its fast path checks the site by. */
+    const void *site_cfa;
     /* One-entry caches: return address -> site; the last cell (which holds
      * its own owner and site: cells.h checks them with one load). */
     void *cached_ra;
@@ -69,6 +74,9 @@ struct st_thread {
         struct st_stream *stream;
         struct st_cell *cell;
         struct st_desc *desc; /* its fd's description (fdtable.h), or NULL */
+        /* The site depends on more than ra (SEEKTRACE_STACK > 1, or a
+         * runtime caller): each call checks it up the stack (sites.h). */
+        int check_stack;
     } fast[8]; /* by ST_FAST_SLOT(ra) */
     /* The fast-path call in progress when nothing it does is traced or
      * followed (NULL otherwise): the hooks it runs into on its own FILE

@@ -21,14 +21,15 @@
 #include "trace_writer.h"
 
 
-int st_call_begin(enum st_call call, FILE *fp, void *caller)
+int st_call_begin(enum st_call call, FILE *fp, struct st_frame frame)
 {
     struct st_thread *t = &st_self;
     if (t->busy || t->in_call)
         return 0;
+    void *caller = (void *)frame.ra;
     t->in_call = 1;
     t->call = call;
-    st_site_begin(caller);
+    st_site_begin_frame(frame);
     if (fp) {
         t->busy++;
         unsigned now = __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE);
@@ -37,13 +38,24 @@ int st_call_begin(enum st_call call, FILE *fp, void *caller)
         struct st_counts *c = s ? st_stream_counts(s) : NULL;
         if (c)
             st_add(&c->by_call[call].calls, 1);
-        /* The next call on fp from here can take the fast path, when the
-         * return address alone decides the site. st_stream_counts has just
-         * made this (stream, site) the cell cache's entry. */
-        if (c && st_site_decided_by_caller(t->site, caller)) {
+        /* The next call on fp from here can take the fast path: at once
+         * when the return address alone decides the site, else once a
+         * check up the stack from its frame finds this site again (the walk
+         * that found it was keyed by that frame: st_site_begin_frame).
+         * st_stream_counts has just made this (stream, site) the cell
+         * cache's entry. */
+        int decided = st_site_decided_by_caller(t->site, caller);
+        if (c && (decided || t->site)) {
             struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
-            *f = (struct st_fast_call){fp, caller, now, gen, t->site, s, t->cached_cell,
-                                       st_fd_desc(st_fd_peek(fp->_fileno))};
+            *f = (struct st_fast_call){fp,
+                                       caller,
+                                       now,
+                                       gen,
+                                       t->site,
+                                       s,
+                                       t->cached_cell,
+                                       st_fd_desc(st_fd_peek(fp->_fileno)),
+                                       !decided};
         }
         if (st_capture_inferred && s)
             st_infer_begin(s, fp);
@@ -72,18 +84,21 @@ void st_call_end(int began)
 
 /* The fast path: this thread's last call on the same stream from the same
  * return address found its site and cell (st_call_begin), the stream is
- * still bound (epoch), no fd has changed (fd generation) and inferred
- * capture is off. Then the call is marked
- * and counted with a few loads and stores and the cell cache is primed for
- * the hooks inside it. When the stream's operations are neither traced nor
+ * still bound (epoch), no fd has changed (fd generation), inferred
+ * capture is off and, where the return address alone does not decide the
+ * site, `walk` is set and the stack above the wrapper's frame is the one
+ * that found it (st_site_above: a few return-address slots compared when
+ * it was seen before). Then the call is marked and counted with a few
+ * loads and stores and the cell cache is primed for the hooks inside it. When the stream's operations are neither traced nor
  * followed (ops.h: nothing to record), it also ends without touching errno
  * (nothing on this path can change it): 2, and the hooks inside take their
  * lean path (t->lean). Otherwise 3: the trace and the ops are still to be
  * told (call_begin_rest), and the call ends like a slow-path one. Else 0,
  * with nothing done. */
 static inline __attribute__((always_inline)) int call_begin_fast(enum st_call call, FILE *fp,
-                                                                 void *caller)
+                                                                 struct st_frame frame, int walk)
 {
+    void *caller = (void *)frame.ra;
     struct st_thread *t = &st_self;
     if (__builtin_expect(t->busy | t->in_call, 0))
         return 0;
@@ -97,7 +112,8 @@ static inline __attribute__((always_inline)) int call_begin_fast(enum st_call ca
                              __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE) == f->epoch &&
                              __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE) ==
                                  f->fd_generation &&
-                             !st_capture_inferred,
+                             !st_capture_inferred &&
+                             (!f->check_stack || (walk && st_site_above(frame) == f->site)),
                          1)) {
         t->call = call;
         t->site = f->site;
@@ -120,15 +136,22 @@ static inline __attribute__((always_inline)) int call_begin_fast(enum st_call ca
     return 0;
 }
 
-/* What call_begin_fast left to do: 3, a fast-path call whose stream's
+/* What the wrapper's call_begin_fast left to do. 0: the fast path again,
+ * now for an entry whose site is checked up the stack (walk: the wrapper
+ * leaves that here, so that its own fast path keeps no registers across
+ * the real call), else st_call_begin. 3, a fast-path call whose stream's
  * operations are traced or followed (ops.h), is told to them with the cell
- * already known, and ends like a slow-path call; 0 is for st_call_begin. */
-static int call_begin_rest(int began, enum st_call call, FILE *fp, void *caller)
+ * already known, and ends like a slow-path call. */
+static int call_begin_rest(int began, enum st_call call, FILE *fp, struct st_frame frame)
 {
+    if (!began)
+        began = call_begin_fast(call, fp, frame, 1);
+    if (!began)
+        return st_call_begin(call, fp, frame);
     if (began != 3)
-        return st_call_begin(call, fp, caller);
+        return began;
     struct st_thread *t = &st_self;
-    const struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
+    const struct st_fast_call *f = &t->fast[ST_FAST_SLOT(frame.ra)];
     t->busy++;
     st_trace_call_begin(&f->cell->counts, call);
     st_ops_call_begins(f->stream, fp);
@@ -148,13 +171,13 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
  * keeps no registers of its own across the real call. */
 #define ST_UNPAREN(...) __VA_ARGS__
 #define STDIO(call, ret, name, params, args, stream, op)                             \
-    static __attribute__((noinline)) ret general_##name(int began, void *caller,      \
+    static __attribute__((noinline)) ret general_##name(int began, struct st_frame frame, \
                                                         ST_UNPAREN params)           \
     {                                                                                \
-        began = call_begin_rest(began, ST_CALL_##call, stream, caller);             \
+        began = call_begin_rest(began, ST_CALL_##call, stream, frame);              \
         ret r = (st_real.name) args;                                                 \
         int e = errno;                                                               \
-        if (began)                                                                   \
+        if (began && began != 2) /* 2: lean, its ops not wanted */                   \
             op;                                                                      \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
@@ -163,22 +186,22 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     ST_EXPORT(ret, name, params)                                                     \
     {                                                                                \
         st_ensure_init();                                                            \
-        void *caller = __builtin_return_address(0);                                  \
-        int began = call_begin_fast(ST_CALL_##call, stream, caller);                 \
+        struct st_frame frame = ST_FRAME_HERE;                                       \
+        int began = call_begin_fast(ST_CALL_##call, stream, frame, 0);               \
         if (__builtin_expect(began != 2, 0))                                         \
-            return general_##name(began, caller, ST_UNPAREN args);                   \
+            return general_##name(began, frame, ST_UNPAREN args);                   \
         ret r = (st_real.name) args;                                                 \
         call_end_fast();                                                             \
         return r;                                                                    \
     }
 #define STDIO_VOID(call, name, params, args, stream, op)                             \
-    static __attribute__((noinline)) void general_##name(int began, void *caller,     \
+    static __attribute__((noinline)) void general_##name(int began, struct st_frame frame, \
                                                          ST_UNPAREN params)          \
     {                                                                                \
-        began = call_begin_rest(began, ST_CALL_##call, stream, caller);             \
+        began = call_begin_rest(began, ST_CALL_##call, stream, frame);              \
         (st_real.name) args;                                                         \
         int e = errno;                                                               \
-        if (began)                                                                   \
+        if (began && began != 2) /* 2: lean, its ops not wanted */                   \
             op;                                                                      \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
@@ -186,10 +209,10 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     ST_EXPORT(void, name, params)                                                    \
     {                                                                                \
         st_ensure_init();                                                            \
-        void *caller = __builtin_return_address(0);                                  \
-        int began = call_begin_fast(ST_CALL_##call, stream, caller);                 \
+        struct st_frame frame = ST_FRAME_HERE;                                       \
+        int began = call_begin_fast(ST_CALL_##call, stream, frame, 0);               \
         if (__builtin_expect(began != 2, 0)) {                                       \
-            general_##name(began, caller, ST_UNPAREN args);                          \
+            general_##name(began, frame, ST_UNPAREN args);                          \
             return;                                                                  \
         }                                                                            \
         (st_real.name) args;                                                         \
@@ -229,7 +252,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     ST_EXPORT(FILE *, name, params)                                                  \
     {                                                                                \
         st_ensure_init();                                                            \
-        int began = st_call_begin(ST_CALL_FOPEN, NULL, __builtin_return_address(0)); \
+        int began = st_call_begin(ST_CALL_FOPEN, NULL, ST_FRAME_HERE);             \
         FILE *fp = st_real.name args;                                                \
         int e = errno;                                                               \
         if (began && fp) {                                                           \
@@ -274,7 +297,7 @@ static void note_buffer_request(FILE *fp, char *buf, int mode, size_t size)
 ST_EXPORT(int, setvbuf, (FILE *fp, char *buf, int mode, size_t size))
 {
     st_ensure_init();
-    int began = st_call_begin(ST_CALL_SETVBUF, fp, __builtin_return_address(0));
+    int began = st_call_begin(ST_CALL_SETVBUF, fp, ST_FRAME_HERE);
     if (st_bufsize_overrides(mode)) {
         st_call_end(began);
         return 0;
@@ -295,7 +318,7 @@ ST_EXPORT(int, setvbuf, (FILE *fp, char *buf, int mode, size_t size))
     ST_EXPORT(void, name, params)                                                    \
     {                                                                                \
         st_ensure_init();                                                            \
-        int began = st_call_begin(ST_CALL_SETVBUF, fp, __builtin_return_address(0)); \
+        int began = st_call_begin(ST_CALL_SETVBUF, fp, ST_FRAME_HERE);             \
         int forced = st_bufsize_overrides(mode);                                   \
         if (!forced)                                                                 \
             (st_real.name) args;                                                     \
@@ -320,7 +343,7 @@ SET_BUFFER(setlinebuf, (FILE *fp), (fp), NULL, _IOLBF, 0)
 ST_EXPORT(int, ungetc, (int ch, FILE *fp))
 {
     st_ensure_init();
-    int began = st_call_begin(ST_CALL_UNGETC, fp, __builtin_return_address(0));
+    int began = st_call_begin(ST_CALL_UNGETC, fp, ST_FRAME_HERE);
     struct st_stream *s = began && !st_capture_inferred && fp ? st_stream_of(fp) : NULL;
     int matches = 0;
     if (s) {
@@ -347,7 +370,7 @@ ST_EXPORT(int, ungetc, (int ch, FILE *fp))
     ST_EXPORT(int, name, (FILE *fp))                                                 \
     {                                                                                \
         st_ensure_init();                                                            \
-        int began = st_call_begin(ST_CALL_FCLOSE, fp, __builtin_return_address(0));  \
+        int began = st_call_begin(ST_CALL_FCLOSE, fp, ST_FRAME_HERE);              \
         struct st_stream *s = began && fp ? st_stream_of(fp) : NULL;                 \
         if (s && !st_capture_inferred) {                                             \
             flockfile(fp);                                                           \

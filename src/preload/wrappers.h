@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "counts.h"
+#include "sites.h"
 
 /* Called by every wrapper first: initialises the library on first use
  * (other libraries' constructors may call us before ours runs). Inline:
@@ -23,8 +24,9 @@ static inline void st_ensure_init(void)
         st_ensure_init_slow();
 }
 
-/* caller: the wrapper's return address, the call's site. */
-int st_call_begin(enum st_call call, FILE *fp, void *caller);
+/* frame: the wrapper's own (ST_FRAME_HERE), whose return address is the
+ * call's site, or where the walk up the stack for it begins. */
+int st_call_begin(enum st_call call, FILE *fp, struct st_frame frame);
 void st_call_end(int began);
 
 #endif

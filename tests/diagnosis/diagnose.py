@@ -757,12 +757,8 @@ def _(ctx):
     check_lib_site(ctx, report, "/diag_reader_module.so", "uses_module.c", 3)
 
 
-@case("sites.two_callers_stack3")
-def _(ctx):
-    # The library's fseek line is reached from two lines of main: 10 calls
-    # from SITE:first, then 2,000 from SITE:call. With SEEKTRACE_STACK=3 the
-    # report must not charge all 2,010 to whichever caller came first.
-    own, report = ctx.run([ctx.prog("uses_lib"), ctx.data, "2000", "10"], stack=3)
+def two_callers(ctx, extra, stack):
+    own, report = ctx.run([ctx.prog("uses_lib"), ctx.data, "2000", *extra], stack=stack)
     f = file_entry(ctx, report)
     lib_line = ctx.marker_line("libreader.c", "lib_fseek")
     by_caller = {}
@@ -776,6 +772,26 @@ def _(ctx):
            by_caller.get(light), own["first"])
     x = finding(ctx, report, "fseek-discards-buffer")
     frame_is(ctx, "finding site", x["site"], "libreader.c", "lib_fseek", "reader_fetch")
+
+
+@case("sites.two_callers_stack3")
+def _(ctx):
+    # The library's fseek line is reached from two lines of main: 10 calls
+    # from SITE:first, then 2,000 from SITE:call. With SEEKTRACE_STACK=3 the
+    # report must not charge all 2,010 to whichever caller came first.
+    two_callers(ctx, ["10"], 3)
+
+
+@case("sites.two_callers_alternate")
+def _(ctx):
+    # The same line from the two callers in turn, 500 times each, then 1,500
+    # more from SITE:call: the wrappers' fast path finds a call's site from
+    # its return address and, with more than one frame per site, checks the
+    # stack above it; a check that let one stack's entry serve the other
+    # would charge the calls to the wrong caller. STACK=2: the frame above
+    # the site is the caller; STACK=4: the fast path for deeper sites.
+    for stack in (2, 4):
+        two_callers(ctx, ["500", "alternate"], stack)
 
 
 @case("sites.inlined")
