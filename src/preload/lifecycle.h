@@ -8,7 +8,8 @@
  *   lifecycle.c          ownership (fork, vfork, _Fork), the descriptors a report may use
  *   lifecycle_exec.c     the exec family: the old image's report before execve
  *   lifecycle_signals.c  fatal signals: report, then the program's own disposition
- *   lifecycle_fds.c      close_range/closefrom: descriptors closed wholesale */
+ *   lifecycle_fds.c      close_range/closefrom: descriptors closed wholesale
+ *   lifecycle_vfork.c    vfork: the child's calls leave the parent's accounts alone */
 #ifndef SEEKTRACE_LIFECYCLE_H
 #define SEEKTRACE_LIFECYCLE_H
 

@@ -122,6 +122,24 @@ int main(int argc, char **argv)
         if (p == 0)
             _exit(0);
         waitpid(p, NULL, 0);
+    } else if (strcmp(mode, "vfork_dup2") == 0) {
+        /* The child arranges its own descriptors before exec, as Python's
+         * subprocess does: B onto the parent's descriptor of C. The child's
+         * table is its own; the parent's descriptor still reads C. */
+        int fc = open(c, O_RDONLY);
+        if (fc < 0 || read(fc, buf, 700) != 700)
+            return 93;
+        pid_t p = vfork();
+        if (p == 0) {
+            int fb = open(b, O_RDONLY);
+            if (fb < 0 || dup2(fb, fc) != fc || close(fb) != 0)
+                _exit(94);
+            _exit(0);
+        }
+        waitpid(p, NULL, 0);
+        if (read(fc, buf, 900) != 900)
+            return 93;
+        close(fc);
     } else if (strcmp(mode, "vfork_exec") == 0) {
         pid_t p = vfork();
         if (p == 0) {

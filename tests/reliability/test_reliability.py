@@ -183,7 +183,7 @@ def procs(ctx, mode):
     print("reports:", {p: len(v) for p, v in per_pid.items()})
     if root not in per_pid:
         problems.append(f"procs.{mode}: the parent (pid {root}) wrote no report")
-    if mode in ("vfork", "vfork_failed_exec"):
+    if mode in ("vfork", "vfork_dup2", "vfork_failed_exec"):
         # The vfork child shares the parent's memory: it must not have written
         # the parent's report under its own pid (nor stopped the parent's).
         if pids != [root]:
@@ -958,8 +958,8 @@ CASES = {
     "security.output_fifo": output_fifo,
     "unsupported.static": unsupported_static,
 }
-for m in ("fork", "vfork", "vfork_exec", "vfork_failed_exec", "posix_spawn", "system", "popen",
-          "exec_chain", "exec_failed", "daemon", "_Fork"):
+for m in ("fork", "vfork", "vfork_dup2", "vfork_exec", "vfork_failed_exec", "posix_spawn",
+          "system", "popen", "exec_chain", "exec_failed", "daemon", "_Fork"):
     CASES[f"procs.{m}"] = (lambda m: lambda c: procs(c, m))(m)
 for m in EXIT_STATUS:
     CASES[f"exit.{m}"] = (lambda m: lambda c: exit_case(c, m))(m)
