@@ -20,7 +20,7 @@ static struct {
     Dwfl *dwfl;
     __typeof__(dwfl_begin) *begin;
     __typeof__(dwfl_end) *end;
-    __typeof__(dwfl_linux_proc_report) *proc_report;
+    __typeof__(dwfl_report_elf) *report_elf;
     __typeof__(dwfl_report_end) *report_end;
     __typeof__(dwfl_addrmodule) *addrmodule;
     __typeof__(dwfl_module_addrname) *addrname;
@@ -33,6 +33,19 @@ static struct {
 
 static Dwfl_Callbacks callbacks;
 
+/* Each loaded object, to libdw, from the loader's own list: libdw's
+ * dwfl_linux_proc_report would read /proc/PID/maps and auxv, reads strace
+ * shows in the program's name, on a file the program may read itself. An
+ * object without a file (the vdso) is left out. */
+static int report_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size, (void)arg;
+    const char *path = info->dlpi_name[0] == '\0' ? "/proc/self/exe" : info->dlpi_name;
+    if (path[0] == '/')
+        dw.report_elf(dw.dwfl, path, path, -1, info->dlpi_addr, false);
+    return 0;
+}
+
 static int load_libdw(void)
 {
     if (dw.tried)
@@ -44,7 +57,7 @@ static int load_libdw(void)
 #define SYM(field, name) *(void **)&dw.field = dlsym(dw.handle, #name)
     SYM(begin, dwfl_begin);
     SYM(end, dwfl_end);
-    SYM(proc_report, dwfl_linux_proc_report);
+    SYM(report_elf, dwfl_report_elf);
     SYM(report_end, dwfl_report_end);
     SYM(addrmodule, dwfl_addrmodule);
     SYM(addrname, dwfl_module_addrname);
@@ -54,7 +67,7 @@ static int load_libdw(void)
     SYM(find_elf, dwfl_linux_proc_find_elf);
     SYM(find_debuginfo, dwfl_build_id_find_debuginfo);
 #undef SYM
-    if (!dw.begin || !dw.end || !dw.proc_report || !dw.report_end || !dw.addrmodule ||
+    if (!dw.begin || !dw.end || !dw.report_elf || !dw.report_end || !dw.addrmodule ||
         !dw.addrname || !dw.getsrc || !dw.lineinfo || !dw.module_info || !dw.find_elf ||
         !dw.find_debuginfo)
         return 0;
@@ -67,7 +80,8 @@ static int load_libdw(void)
     dw.dwfl = dw.begin(&callbacks);
     if (!dw.dwfl)
         return 0;
-    if (dw.proc_report(dw.dwfl, getpid()) != 0 || dw.report_end(dw.dwfl, NULL, NULL) != 0) {
+    dl_iterate_phdr(report_object, NULL);
+    if (dw.report_end(dw.dwfl, NULL, NULL) != 0) {
         dw.end(dw.dwfl);
         dw.dwfl = NULL;
     }

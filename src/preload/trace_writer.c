@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -915,20 +916,6 @@ static int module_known(uintptr_t addr)
     return 0;
 }
 
-static uint64_t hex(const char **s)
-{
-    uint64_t v = 0;
-    for (;; (*s)++) {
-        char c = **s;
-        unsigned d = c >= '0' && c <= '9' ? (unsigned)(c - '0')
-                   : c >= 'a' && c <= 'f' ? (unsigned)(c - 'a' + 10)
-                                          : 16;
-        if (d == 16)
-            return v;
-        v = v * 16 + d;
-    }
-}
-
 static void emit_module(struct tw *t, uintptr_t start, uintptr_t end, uint64_t off, const char *path,
                         size_t len)
 {
@@ -946,49 +933,45 @@ static void emit_module(struct tw *t, uintptr_t start, uintptr_t end, uint64_t o
     commit(t, p + len);
 }
 
-/* One line of /proc/self/maps: an executable file mapping not yet known
- * is recorded. */
-static void maps_line(struct tw *t, const char *line)
+/* Each executable segment of a loaded object not yet known is recorded.
+ * From the loader's own list: reading /proc/self/maps would show in
+ * strace as the program's reads, of a file it may read itself. */
+static int module_segments(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    const char *s = line;
-    uintptr_t start = hex(&s);
-    if (*s++ != '-')
-        return;
-    uintptr_t end = hex(&s);
-    if (*s++ != ' ' || s[0] == '\0' || s[1] == '\0' || s[2] != 'x')
-        return;
-    s += 5; /* "r-xp " */
-    uint64_t off = hex(&s);
-    const char *path = strchr(s, '/');
-    if (!path || module_known(start) || g.nmodules >= MAX_MODULES)
-        return;
-    g.modules[g.nmodules].start = start;
-    g.modules[g.nmodules].end = end;
-    __atomic_store_n(&g.nmodules, g.nmodules + 1, __ATOMIC_RELEASE);
-    emit_module(t, start, end, off, path, bounded_len(path, MAX_PATH));
+    (void)size;
+    struct tw *t = arg;
+    static char exe[MAX_PATH] ST_BULK;
+    const char *path = info->dlpi_name;
+    if (path[0] == '\0') {
+        long n = syscall(SYS_readlink, "/proc/self/exe", exe, sizeof exe - 1);
+        if (n <= 0)
+            return 0;
+        exe[n] = '\0';
+        path = exe;
+    }
+    if (path[0] != '/') /* the vdso: no file */
+        return 0;
+    uintptr_t page = (uintptr_t)getpagesize();
+    for (int i = 0; i < info->dlpi_phnum && g.nmodules < MAX_MODULES; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        uintptr_t at = info->dlpi_addr + ph->p_vaddr;
+        uintptr_t start = at & ~(page - 1), end = (at + ph->p_memsz + page - 1) & ~(page - 1);
+        if (module_known(start))
+            continue;
+        g.modules[g.nmodules].start = start;
+        g.modules[g.nmodules].end = end;
+        __atomic_store_n(&g.nmodules, g.nmodules + 1, __ATOMIC_RELEASE);
+        emit_module(t, start, end, ph->p_offset & ~(uint64_t)(page - 1), path,
+                    bounded_len(path, MAX_PATH));
+    }
+    return 0;
 }
 
 static void scan_modules(struct tw *t)
 {
-    static char buf[8192] ST_BULK;
-    static char line[MAX_PATH + 256] ST_BULK;
-    long fd = sys_open("/proc/self/maps", O_RDONLY | O_CLOEXEC, 0);
-    if (fd < 0)
-        return;
-    size_t ll = 0;
-    long n;
-    while ((n = syscall(SYS_read, (int)fd, buf, sizeof buf)) > 0) {
-        for (long i = 0; i < n; i++) {
-            if (buf[i] == '\n') {
-                line[ll] = '\0';
-                maps_line(t, line);
-                ll = 0;
-            } else if (ll + 1 < sizeof line) {
-                line[ll++] = buf[i];
-            }
-        }
-    }
-    sys_close(fd);
+    dl_iterate_phdr(module_segments, t);
 }
 
 static uint32_t site_id(struct tw *t, const struct st_site *site)

@@ -5,7 +5,8 @@
  * report against strace. Modes: close_range closefrom dup2_over_std
  * fd_exhaustion rlimit_nofile rlimit_fsize handler_stdio environ
  * stderr_closed_reused stderr_plain stderr_closed_by_program
- * stderr_dup2_by_program stdout_dup2_by_program stdout_raw_dup2_by_program. */
+ * stderr_dup2_by_program stdout_dup2_by_program stdout_raw_dup2_by_program
+ * proc_maps. */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
@@ -227,6 +228,26 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "handler_stdio") == 0)
         return handler_stdio(a, b, c);
+    if (strcmp(mode, "proc_maps") == 0) {
+        /* A program that reads its own maps (libsigsegv, V8 and Rust's std
+         * do): a file the library must not read too, at start-up, while
+         * tracing or while naming call sites at exit. */
+        FILE *f = fopen("/proc/self/maps", "r");
+        int lines = 0;
+        while (f && fgets(buf, sizeof buf, f))
+            lines++;
+        int fd = open("/proc/self/maps", O_RDONLY);
+        ssize_t r;
+        while (fd >= 0 && (r = read(fd, buf, 1000)) > 0)
+            ;
+        if (!f || lines == 0 || fd < 0 || r != 0)
+            return 6;
+        fclose(f);
+        close(fd);
+        read_file(a, 3000);
+        printf("maps read\n");
+        return 0;
+    }
     if (strcmp(mode, "environ") == 0) {
         read_file(a, 1000);
         clearenv();

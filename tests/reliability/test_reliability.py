@@ -364,6 +364,25 @@ def hostile(ctx, mode):
     return ctx.check(f"hostile.{mode}", argv, wanted=wanted)
 
 
+def own_reads(ctx, traced):
+    """The library's own reads must not land on a file the program reads:
+    a program reading /proc/self/maps has the same figures for it as
+    strace shows, when its call sites are named at exit (rl_hostile has
+    DWARF, so libdw is loaded) and when a trace records its modules."""
+    argv = [ctx.prog("rl_hostile"), "proc_maps", ctx.files["A"], ctx.files["B"]]
+    extra = {"SEEKTRACE_TRACE": ctx.fresh("trace")} if traced else None
+
+    def wanted(p):
+        return ctx.is_data(p) or (p.startswith("/proc/") and p.endswith("/maps"))
+    label = "own_reads." + ("traced" if traced else "report")
+    problems = ctx.check(label, argv, extra=extra, wanted=wanted)
+    if ctx.last_plain.returncode != 0:
+        problems.append(f"{label}: the program failed: {rl.status_text(ctx.last_plain.returncode)}")
+    if not any(p.endswith("/maps") for _, p in ctx.last_counts):
+        problems.append(f"{label}: strace shows no read of /proc/PID/maps")
+    return problems
+
+
 def rlimit_case(ctx, mode, expect_warning):
     """The output file cannot be created (or written): one warning, and the
     whole report on stderr; the program's status unchanged."""
@@ -961,6 +980,8 @@ CASES = {
 for m in ("fork", "vfork", "vfork_dup2", "vfork_exec", "vfork_failed_exec", "posix_spawn",
           "system", "popen", "exec_chain", "exec_failed", "daemon", "_Fork"):
     CASES[f"procs.{m}"] = (lambda m: lambda c: procs(c, m))(m)
+CASES["own_reads.report"] = lambda c: own_reads(c, False)
+CASES["own_reads.traced"] = lambda c: own_reads(c, True)
 for m in EXIT_STATUS:
     CASES[f"exit.{m}"] = (lambda m: lambda c: exit_case(c, m))(m)
 for m in ("close_range", "closefrom", "dup2_over_std", "dup2_same_site", "handler_stdio",
