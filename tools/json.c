@@ -143,8 +143,12 @@ static int parse_string(struct parser *p, const char **out, size_t *outlen)
                 else
                     p->pos = save;
             }
-            /* UTF-8; at most 4 bytes for 6 input characters. */
-            if (u < 0x80) {
+            /* UTF-8; at most 4 bytes for 6 input characters. A lone
+             * U+DC80..U+DCFF is a byte that was not UTF-8 (json_out.c):
+             * the byte itself. */
+            if (u >= 0xDC80 && u <= 0xDCFF) {
+                d[n++] = (char)(u & 0xFF);
+            } else if (u < 0x80) {
                 d[n++] = (char)u;
             } else if (u < 0x800) {
                 d[n++] = (char)(0xC0 | u >> 6);

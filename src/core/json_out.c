@@ -76,8 +76,15 @@ static void write_escaped(struct st_outbuf *o, const char *str)
             st_out_write(o, "\\n", 2);
         } else if (c == '\t') {
             st_out_write(o, "\\t", 2);
-        } else if (c < 0x20 || c >= 0x7F || n == 0) {
+        } else if (c < 0x20 || c == 0x7F) {
             snprintf(esc, sizeof esc, "\\u%04x", c);
+            st_out_write(o, esc, 6);
+        } else if (n == 0) {
+            /* A byte that is not UTF-8 (file names are bytes): U+DC00 plus
+             * the byte, the convention of Python's surrogateescape, so the
+             * exact name comes back (os.fsencode) and no valid name reads
+             * the same. */
+            snprintf(esc, sizeof esc, "\\udc%02x", c);
             st_out_write(o, esc, 6);
         } else {
             st_out_write(o, (const char *)&c, 1);

@@ -759,6 +759,28 @@ def case_merge_many(ctx):
     expect(j["schema"] == "seektrace.sites/1" and j["sites"], f"{j}")
 
 
+def case_non_utf8_name(ctx):
+    # A file name is bytes, not always UTF-8: the library writes a byte that
+    # is not as U+DC00 + byte (Python's surrogateescape), the command reads
+    # that back to the byte when it merges, and writes it again the same way:
+    # json.load then gives exactly os.fsdecode of the name, at every step.
+    raw = os.fsencode(ctx.newdir("names")) + b"/n\xffa\xfeme\xc3.bin"
+    with open(raw, "wb") as fh:
+        fh.write(b"y" * 3000)
+    name = os.fsdecode(raw)
+    j, d = run_json(ctx, "sh", "-c", 'cat "$1" > /dev/null; cat "$1" > /dev/null', "sh", name,
+                    dirname="names-run")
+    paths = [f["path"] for f in j["merged"]["files"]]
+    expect(name in paths, f"merged report: {paths!r}, expected {name!r}")
+    per_process = [f["path"] for r in reports_in(os.path.join(d, "reports")).values()
+                   for f in r["files"]]
+    expect(name in per_process, f"the library's report: {per_process!r}")
+    jsons = sorted(glob.glob(os.path.join(d, "reports", "*.json")))
+    for where, what in (([d], "the traces"), (jsons, "the JSON reports")):
+        again = ctx.stj("report", "--json", *where)
+        expect(name in [f["path"] for f in again["merged"]["files"]], f"report over {what}")
+
+
 def case_install_layout(ctx):
     prefix = os.path.join(ctx.tmp, "prefix")
     p = subprocess.run(["cmake", "--install", ctx.a.build, "--prefix", prefix],
