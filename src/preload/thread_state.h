@@ -94,9 +94,6 @@ struct st_thread {
     struct st_stream *current_stream;
     unsigned current_epoch;
     unsigned current_fd_generation;
-    /* Where the program's vfork returns to (lifecycle_vfork.c): off the
-     * stack, which the child reuses before the parent returns. */
-    void *vfork_return;
 };
 
 /* Which fast[] entry a return address uses: call sites next to each other
