@@ -10,7 +10,8 @@
  * outwards (two callers of one line are two sites), found up the stack for
  * every interposed call that records something: a cost paid only when asked
  * for. Each thread remembers its last walks and the return addresses they
- * passed (sites.c), so the same chain of calls is not unwound twice.
+ * passed (sites.c), so the same chain of calls is not unwound twice: a
+ * wrapper's fast path checks those return addresses and nothing more.
  * Symbols are looked up at report time (symbolize.h), never here. */
 #ifndef SEEKTRACE_SITES_H
 #define SEEKTRACE_SITES_H
