@@ -185,6 +185,8 @@ static void fill_file(struct st_report_file *rf, const struct st_file *f)
         rs->caveat = s->caveat;
         rs->counts = total;
         st_whatif_stream_counts(&s->whatif, &rs->counts);
+        rs->counts.whatif_4k_kernel_read_bytes += s->folded_whatif_predicted;
+        rs->counts.whatif_4k_recorded_bytes += s->folded_whatif_recorded;
         st_counts_add(&rf->counts, &rs->counts);
     }
 }

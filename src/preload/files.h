@@ -32,6 +32,7 @@ struct st_file {
     struct st_ranges ranges;
     unsigned ranges_generation; /* bumped whenever the ranges are forgotten */
     struct st_stream *streams; /* every stream ever opened on it */
+    struct st_stream *spares;  /* those whose record is free (st_stream_retire) */
     struct st_handler_counts in_handler;
     struct st_file *next_all;
     struct st_file *next_hash;

@@ -10,7 +10,9 @@
 #include "fdtable.h"
 #include "files.h"
 #include "registry_lock.h"
+#include "sync.h"
 #include "thread_state.h"
+#include "trace_writer.h"
 
 /* Open addressing keyed by FILE*. Keys are never removed (an address that
  * held a stream will likely hold one again); fclose only unbinds the value. */
@@ -62,6 +64,91 @@ static struct slot *find_or_add(FILE *fp)
 /* How a stream came to our notice decides what we know of its fd. */
 enum how { OPENED, ADOPTED, DISCOVERED };
 
+/* Under the registry lock: s, retired, waits for f's next stream. */
+static void give_back(struct st_stream *s)
+{
+    s->spare = 1;
+    s->next_spare = s->file->spares;
+    s->file->spares = s;
+}
+
+/* Held while a retired stream is folded, and while a spare is cleared:
+ * a fold neither adds into a record being cleared nor shares one with
+ * another fold. */
+static st_spin fold_lock;
+
+/* A retired record of f, cleared but for what ties it to f (its place in
+ * f's list, and its cells: zero, and found again by the same owner), or
+ * NULL. */
+static struct st_stream *reuse_spare(struct st_file *f)
+{
+    st_registry_lock();
+    struct st_stream *s = f->spares;
+    if (s)
+        f->spares = s->next_spare;
+    st_registry_unlock();
+    if (!s)
+        return NULL;
+    st_spin_lock(&fold_lock);
+    struct st_cell *cells = s->cells;
+    struct st_stream *next = s->next_in_file;
+    memset(s, 0, sizeof *s);
+    s->cells = cells;
+    s->next_in_file = next;
+    st_spin_unlock(&fold_lock);
+    return s;
+}
+
+/* Whether a report would show a and b alike. */
+static int same_settings(const struct st_stream *a, const struct st_stream *b)
+{
+    return a->fd == b->fd && a->buffer_size == b->buffer_size &&
+           a->requested_buffer_size == b->requested_buffer_size && a->mode == b->mode &&
+           a->origin == b->origin && a->caveat == b->caveat;
+}
+
+void st_stream_retire(struct st_stream *s)
+{
+    struct st_file *f = s->file;
+    if (st_trace_on || !f || !s->closed)
+        return;
+    st_self.busy++;
+    st_spin_lock(&fold_lock);
+    struct st_stream *into = NULL;
+    for (struct st_stream *q = __atomic_load_n(&f->streams, __ATOMIC_ACQUIRE); q && !into;
+         q = q->next_in_file)
+        if (q != s && q->closed && !q->spare && same_settings(q, s))
+            into = q;
+    int moved = into != NULL;
+    if (into) {
+        struct st_counts total;
+        memset(&total, 0, sizeof total);
+        st_cells_total(s->cells, &total);
+        st_whatif_stream_counts(&s->whatif, &total);
+        for (struct st_cell *c = s->cells; c && moved; c = c->next_of_owner) {
+            struct st_counts *to = st_cell_counts(into, &into->cells, c->site);
+            if (to) {
+                st_counts_add(to, &c->counts);
+                memset(&c->counts, 0, sizeof c->counts);
+            }
+            moved = to != NULL; /* out of memory: the rest stays where it is */
+        }
+        if (moved) {
+            into->folded_whatif_predicted += total.whatif_4k_kernel_read_bytes;
+            into->folded_whatif_recorded += total.whatif_4k_recorded_bytes;
+        } else {
+            s->whatif.on = 0; /* its prediction no longer covers its counts */
+        }
+    }
+    st_spin_unlock(&fold_lock);
+    if (moved) {
+        st_registry_lock();
+        give_back(s);
+        st_registry_unlock();
+    }
+    st_self.busy--;
+}
+
 static struct st_stream *bind(FILE *fp, enum how how)
 {
     int fd = fp->_fileno;
@@ -72,7 +159,10 @@ static struct st_stream *bind(FILE *fp, enum how how)
     else if (how == DISCOVERED)
         st_fd_refresh(fd);        /* opened behind our back: name it afresh */
     const struct st_fd *e = st_fd_get(fd); /* fdopen: the fd as we know it */
-    struct st_stream *s = st_alloc(sizeof *s);
+    struct st_stream *s = e ? reuse_spare(e->file) : NULL;
+    int fresh = !s;
+    if (fresh)
+        s = st_alloc(sizeof *s);
     if (!e || !s)
         return NULL;
     s->fp = fp;
@@ -84,11 +174,14 @@ static struct st_stream *bind(FILE *fp, enum how how)
 
     st_registry_lock();
     struct slot *sl = find_or_add(fp);
-    if (sl) {
+    if (sl && fresh) {
         s->next_in_file = s->file->streams;
-        s->file->streams = s;
-        __atomic_store_n(&sl->stream, s, __ATOMIC_RELEASE);
+        __atomic_store_n(&s->file->streams, s, __ATOMIC_RELEASE);
     }
+    if (sl)
+        __atomic_store_n(&sl->stream, s, __ATOMIC_RELEASE);
+    else if (!fresh)
+        give_back(s); /* no room for fp: a spare again */
     st_registry_unlock();
     return sl ? s : NULL;
 }

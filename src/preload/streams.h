@@ -48,8 +48,15 @@ struct st_stream {
 
     /* What a 4 KiB buffer would have read (ops.h). */
     struct st_whatif_stream whatif;
+    /* The same of the streams folded into this one (st_stream_retire):
+     * whatif_4k_kernel_read_bytes and whatif_4k_recorded_bytes. */
+    uint64_t folded_whatif_predicted, folded_whatif_recorded;
 
     struct st_stream *next_in_file;
+    /* Folded away, its cells zero, waiting in its file's spares to be
+     * the record of the file's next stream. */
+    int spare;
+    struct st_stream *next_spare;
 };
 
 /* Bumped whenever a stream is unbound (fclose, a rebound fd): a per-thread
@@ -71,6 +78,15 @@ struct st_stream *st_stream_current(FILE *fp);
 
 /* The stream's fd is being closed: unbind it. */
 void st_stream_closed(struct st_stream *s);
+
+/* After a file stream's fclose: when an earlier stream of its file shows
+ * the same in a report (descriptor number, buffer, mode), s's counts are
+ * added to that one's and s's record is kept to be the file's next
+ * stream's. A program that opens, reads and closes one file again and
+ * again (a log read at each request) then keeps two records of it, not one
+ * per fopen, and its report one stream line. Not while tracing: the trace
+ * names streams by their record. */
+void st_stream_retire(struct st_stream *s);
 
 /* The stream's counts at the current call site. */
 static inline struct st_counts *st_stream_counts(struct st_stream *s)

@@ -384,6 +384,8 @@ ST_EXPORT(int, ungetc, (int ch, FILE *fp))
             st_stream_closed(s);                                                     \
             st_fd_closed(fd);                                                        \
         }                                                                            \
+        if (s)                                                                       \
+            st_stream_retire(s);                                                     \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
         return r;                                                                    \

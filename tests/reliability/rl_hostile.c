@@ -6,7 +6,7 @@
  * fd_exhaustion rlimit_nofile rlimit_fsize handler_stdio environ
  * stderr_closed_reused stderr_plain stderr_closed_by_program
  * stderr_dup2_by_program stdout_dup2_by_program stdout_raw_dup2_by_program
- * proc_maps. */
+ * proc_maps reopen_loop. */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
@@ -228,6 +228,28 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "handler_stdio") == 0)
         return handler_stdio(a, b, c);
+    if (strcmp(mode, "reopen_loop") == 0) {
+        /* A file opened, read and closed again and again (a log read at
+         * each request), every other time with a second stream open on it
+         * meanwhile. Prints how many times each was opened. */
+        long opens = 0, inner = 0;
+        for (int i = 0; i < 3000; i++) {
+            FILE *f = fopen(a, "r");
+            if (!f || fseek(f, (long)(i % 50) * 1000, SEEK_SET) != 0 || fread(buf, 1, 100, f) != 100)
+                return 7;
+            opens++;
+            if (i % 2 == 0) {
+                FILE *g = fopen(a, "r");
+                if (!g || fread(buf, 1, 10, g) != 10)
+                    return 7;
+                fclose(g);
+                inner++;
+            }
+            fclose(f);
+        }
+        printf("{\"opens\": %ld, \"inner\": %ld}\n", opens, inner);
+        return 0;
+    }
     if (strcmp(mode, "proc_maps") == 0) {
         /* A program that reads its own maps (libsigsegv, V8 and Rust's std
          * do): a file the library must not read too, at start-up, while

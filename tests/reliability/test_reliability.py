@@ -388,6 +388,28 @@ def own_reads(ctx, traced):
     return problems
 
 
+def reopen_loop(ctx):
+    """A file's streams opened and closed in turn keep one record per
+    descriptor and buffer, whatever their number (not ~5 KiB and a report
+    line per fopen), with every figure equal to strace's."""
+    a = ctx.files["A"]
+    argv = [ctx.prog("rl_hostile"), "reopen_loop", a, ctx.files["B"]]
+    problems = ctx.check("hostile.reopen_loop", argv)
+    if ctx.last_plain.returncode != 0:
+        return problems + [f"reopen_loop: the program failed: "
+                           f"{rl.status_text(ctx.last_plain.returncode)}"]
+    own = json.loads(ctx.last_plain.stdout)
+    files = [f for r in ctx.last_reports for f in r["files"] if f["path"] == a]
+    streams = sorted((s["fd"], s["calls"].get("fopen", 0), s["calls"].get("fclose", 0))
+                     for f in files for s in f["streams"])
+    want = [(3, own["opens"], own["opens"]), (4, own["inner"], own["inner"])]
+    print(f"{len(streams)} stream records (fd, fopen, fclose):", streams[:4])
+    if streams != want:
+        problems.append(f"reopen_loop: {len(streams)} stream records {streams[:4]}..., "
+                        f"expected {want}")
+    return problems
+
+
 def rlimit_case(ctx, mode, expect_warning):
     """The output file cannot be created (or written): one warning, and the
     whole report on stderr; the program's status unchanged."""
@@ -985,6 +1007,7 @@ CASES = {
 for m in ("fork", "vfork", "vfork_dup2", "vfork_exec", "vfork_failed_exec", "posix_spawn",
           "system", "popen", "exec_chain", "exec_failed", "daemon", "_Fork"):
     CASES[f"procs.{m}"] = (lambda m: lambda c: procs(c, m))(m)
+CASES["hostile.reopen_loop"] = reopen_loop
 CASES["own_reads.report"] = lambda c: own_reads(c, False)
 CASES["own_reads.traced"] = lambda c: own_reads(c, True)
 for m in EXIT_STATUS:
