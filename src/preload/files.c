@@ -126,9 +126,11 @@ void st_files_reset(void)
     for (struct st_file *f = st_files_first(); f; f = f->next_all) {
         for (struct st_cell *c = f->direct_cells; c; c = c->next_of_owner)
             memset(&c->counts, 0, sizeof c->counts);
-        for (struct st_stream *s = f->streams; s; s = s->next_in_file)
+        for (struct st_stream *s = f->streams; s; s = s->next_in_file) {
             for (struct st_cell *c = s->cells; c; c = c->next_of_owner)
                 memset(&c->counts, 0, sizeof c->counts);
+            s->folded_whatif_predicted = s->folded_whatif_recorded = 0;
+        }
         memset(&f->in_handler, 0, sizeof f->in_handler);
         st_ranges_clear(&f->ranges);
         f->ranges_lock.locked = 0;

@@ -111,8 +111,10 @@ void st_lifecycle_zero_counts(void)
         __atomic_store_n(&f->in_handler.read_syscalls, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&f->in_handler.kernel_read_bytes, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&f->in_handler.lseek_syscalls, 0, __ATOMIC_RELAXED);
-        for (struct st_stream *s = f->streams; s; s = s->next_in_file)
+        for (struct st_stream *s = f->streams; s; s = s->next_in_file) {
             zero_cells(__atomic_load_n(&s->cells, __ATOMIC_ACQUIRE));
+            s->folded_whatif_predicted = s->folded_whatif_recorded = 0;
+        }
     }
 }
 
