@@ -9,7 +9,7 @@ __thread struct st_pair st_pairs[ST_PAIR_WAYS] __attribute__((tls_model("initial
 
 static struct st_site *site_of_caller(struct st_thread *t, void *ra)
 {
-    struct st_site *s = st_site_from_caller(ra, t->site_cfa);
+    struct st_site *s = st_site_from_caller((struct st_frame){t->site_cfa, ra});
     if (s && st_site_decided_by_caller(s, ra)) {
         t->cached_ra = ra;
         t->cached_ra_site = s;

@@ -14,16 +14,15 @@
 
 struct st_site;
 
-/* Sentinels for st_site_begin: no site at all, or the stack itself. */
+/* A call no wrapper made (a slot's): no site at all, or the stack itself. */
 #define ST_SITE_NONE ((void *)0)
 #define ST_SITE_UNWIND ((void *)1)
 
-static inline void st_site_begin(void *caller)
+static inline void st_site_begin(void *which)
 {
     st_self.site = NULL;
-    st_self.site_ra = caller;
-    st_self.site_pending = caller != ST_SITE_NONE;
-    st_self.site_cfa = NULL;
+    st_self.site_ra = which;
+    st_self.site_pending = which != ST_SITE_NONE;
 }
 
 /* A wrapper's call, named by its own frame (live until the call ends): a
@@ -31,8 +30,10 @@ static inline void st_site_begin(void *caller)
  * frame, through the unwind cache entry its fast path checks. */
 static inline void st_site_begin_frame(struct st_frame frame)
 {
-    st_site_begin((void *)frame.ra);
+    st_self.site = NULL;
+    st_self.site_ra = (void *)frame.ra;
     st_self.site_cfa = frame.cfa;
+    st_self.site_pending = 1;
 }
 
 /* A call whose site is found already (a refill's, up the stack from the

@@ -114,15 +114,13 @@ static struct st_site *intern(const uintptr_t *frames, int n)
     return s;
 }
 
-/* One walk up the stack: skips frames until `from` (when given), then the
- * runtime's; keeps the first frame outside the runtime and the callers above
+/* One walk up the stack: skips the runtime's frames; keeps the first frame outside the runtime and the callers above
  * it that are not the runtime's (libc's start-up code above main, qsort
  * between a comparator and its caller), and stops as soon as it has `want`:
  * the rest of the stack is never unwound. */
 struct walk {
     uintptr_t *out;
     int n, want, visited;
-    uintptr_t from;
     uintptr_t entry; /* the last runtime frame below the site */
     struct chain *chain; /* when set: the walk is recorded for the cache */
     int keyed;           /* the chain's key frame has been visited */
@@ -166,7 +164,7 @@ struct walk {
 #define CACHE_WAYS 8
 
 struct chain {
-    uintptr_t cfa, ra, from; /* the key */
+    uintptr_t cfa, ra;       /* the key */
     struct st_site *site;    /* NULL: an empty entry */
     int n;                   /* return-address slots recorded (-1: too many) */
     uint32_t off[CHAIN_MAX]; /* their addresses, less cfa */
@@ -183,9 +181,9 @@ static __thread struct {
  * cache line, and checks an entry's stack only where its tag matches (a
  * wrapper's fast path asks for its site on every call, and the two lines
  * of an fseek + fread loop share a frame address). */
-static inline uintptr_t key_tag(uintptr_t from, uintptr_t cfa, uintptr_t ra)
+static inline uintptr_t key_tag(uintptr_t cfa, uintptr_t ra)
 {
-    return (cfa ^ ra ^ (from << 1)) | 1;
+    return (cfa ^ ra) | 1;
 }
 
 /* During a recorded walk: the key frame is the one whose return address is
@@ -229,10 +227,6 @@ static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
         record_frame(w, pc, (uintptr_t)_Unwind_GetCFA(ctx));
 #endif
     if (w->n == 0) {
-        if (w->from && pc == w->from)
-            w->from = 0; /* the caller we were told about: look from here */
-        if (w->from)
-            return _URC_NO_REASON;
         if (is_runtime(pc)) {
             w->entry = pc;
             return _URC_NO_REASON;
@@ -248,17 +242,16 @@ static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
  * libunwind 1.6 validates addresses through a pipe it opens in the process,
  * which takes two descriptors the program would see and shows in strace as
  * reads and writes of ours. This one only reads .eh_frame.
- * The site of the current stack: its first frame outside the runtime (at or
- * after `from`, a known return address, when given) and the callers above
- * it; NULL if there is none. When rec is given, the walk is recorded into
+ * The site of the current stack: its first frame outside the runtime and
+ * the callers above it; NULL if there is none. When rec is given, the walk is recorded into
  * it and, if it can be, remembered. */
-__attribute__((noinline)) static struct st_site *walk_stack(uintptr_t from, struct chain *rec)
+__attribute__((noinline)) static struct st_site *walk_stack(struct chain *rec)
 {
     uintptr_t frames[ST_MAX_FRAMES];
-    struct walk w = {frames, 0, st_site_depth < 1 ? 1 : st_site_depth, 0, from, 0, rec, 0};
+    struct walk w = {frames, 0, st_site_depth < 1 ? 1 : st_site_depth, 0, 0, rec, 0};
     _Unwind_Backtrace(walk_frame, &w);
     struct st_site *s = w.n ? intern(frames, w.n) : NULL;
-    if (s && !from && w.entry && __atomic_load_n(&s->via, __ATOMIC_RELAXED) == ST_CALL_OTHER)
+    if (s && w.entry && __atomic_load_n(&s->via, __ATOMIC_RELAXED) == ST_CALL_OTHER)
         /* On the walk's slow path: the library function the program called
          * there (libc_entry names it from libc's hash table of exports). */
         __atomic_store_n(&s->via, st_libc_entry_call(w.entry), __ATOMIC_RELAXED);
@@ -268,7 +261,7 @@ __attribute__((noinline)) static struct st_site *walk_stack(uintptr_t from, stru
     if (rec && s && w.keyed && rec->n >= 0 && w.visited <= MAX_WALK) {
         rec->site = s;
         cache.way[cache.next] = *rec;
-        cache.tag[cache.next] = key_tag(rec->from, rec->cfa, rec->ra);
+        cache.tag[cache.next] = key_tag(rec->cfa, rec->ra);
         cache.last = cache.next;
         cache.next = (cache.next + 1) % CACHE_WAYS;
     }
@@ -277,84 +270,81 @@ __attribute__((noinline)) static struct st_site *walk_stack(uintptr_t from, stru
 }
 
 #ifdef ST_UNWIND_CACHE
-static inline int chain_matches(const struct chain *c, uintptr_t from, uintptr_t cfa,
-                                uintptr_t ra)
+static inline int chain_matches(const struct chain *c, uintptr_t cfa, uintptr_t ra)
 {
-    return c->cfa == cfa && c->ra == ra && c->from == from && c->site && chain_holds(c);
+    return c->cfa == cfa && c->ra == ra && c->site && chain_holds(c);
 }
 
 /* The other entries, then the walk, recorded. Out of line, so that a hit
  * on the last entry (every refill of a getc loop) saves only the registers
  * it uses, and needs no room for a record. */
-__attribute__((noinline)) static struct st_site *cached_walk_rest(uintptr_t from, uintptr_t cfa,
-                                                                  uintptr_t ra)
+__attribute__((noinline)) static struct st_site *cached_walk_rest(uintptr_t cfa, uintptr_t ra)
 {
-    uintptr_t tag = key_tag(from, cfa, ra);
+    uintptr_t tag = key_tag(cfa, ra);
     for (unsigned i = 0; i < CACHE_WAYS; i++) {
-        if (cache.tag[i] == tag && chain_matches(&cache.way[i], from, cfa, ra)) {
+        if (cache.tag[i] == tag && chain_matches(&cache.way[i], cfa, ra)) {
             cache.last = i;
             return cache.way[i].site;
         }
     }
-    struct chain rec = {.cfa = cfa, .ra = ra, .from = from};
-    return walk_stack(from, &rec);
+    struct chain rec = {.cfa = cfa, .ra = ra};
+    return walk_stack(&rec);
 }
 
 /* walk_stack through the cache, keyed by a frame that stays live until
  * this returns. The entry that hit last is tried first: a loop refills
  * from one line. Busy meanwhile (see the cache). */
-static inline struct st_site *cached_walk(uintptr_t from, uintptr_t cfa, uintptr_t ra)
+static inline struct st_site *cached_walk(uintptr_t cfa, uintptr_t ra)
 {
     st_self.busy++;
     const struct chain *c = &cache.way[cache.last];
-    struct st_site *s = chain_matches(c, from, cfa, ra) ? c->site : cached_walk_rest(from, cfa, ra);
+    struct st_site *s = chain_matches(c, cfa, ra) ? c->site : cached_walk_rest(cfa, ra);
     st_self.busy--;
     return s;
 }
 #endif
 
-/* walk_stack from `from`, through the cache keyed by `key`, a frame that
- * stays live until this returns. */
-static inline struct st_site *site_keyed(uintptr_t from, struct st_frame key)
+/* walk_stack through the cache keyed by `key`, a frame that stays live
+ * until this returns. */
+static inline struct st_site *site_keyed(struct st_frame key)
 {
 #ifdef ST_UNWIND_CACHE
-    return cached_walk(from, (uintptr_t)key.cfa, (uintptr_t)key.ra);
+    return cached_walk((uintptr_t)key.cfa, (uintptr_t)key.ra);
 #else
     (void)key;
-    return walk_stack(from, NULL);
+    return walk_stack(NULL);
 #endif
 }
 
 /* Noinline: its own frame keys the cache, and stays live while walk_stack
  * records a miss. */
-__attribute__((noinline)) static struct st_site *site_of_stack(uintptr_t from)
+__attribute__((noinline)) static struct st_site *site_of_stack(void)
 {
-    return site_keyed(from, ST_FRAME_HERE);
+    return site_keyed(ST_FRAME_HERE);
 }
 
 struct st_site *st_site_here(void)
 {
-    return st_site_depth ? site_of_stack(0) : NULL;
+    return st_site_depth ? site_of_stack() : NULL;
 }
 
 struct st_site *st_site_above(struct st_frame key)
 {
-    return st_site_depth ? site_keyed(0, key) : NULL;
+    return st_site_depth ? site_keyed(key) : NULL;
 }
 
-struct st_site *st_site_from_caller(void *ra, const void *cfa)
+struct st_site *st_site_from_caller(struct st_frame caller)
 {
-    uintptr_t pc = (uintptr_t)ra;
+    uintptr_t pc = (uintptr_t)caller.ra;
     if (!st_site_depth)
         return NULL;
     int runtime = is_runtime(pc);
     if (!runtime && st_site_depth == 1)
         return intern(&pc, 1);
     /* A runtime caller's site, or callers above the site: a walk up the
-     * stack, keyed by the caller's frame when it is known (the key the
-     * wrappers' fast path checks the site by), else by our own. */
-    struct st_site *s = cfa ? site_keyed(0, (struct st_frame){cfa, ra})
-                            : site_of_stack(runtime ? 0 : pc);
+     * stack from the caller's frame (the key the wrappers' fast path checks
+     * the site by). */
+    struct st_site *s = site_keyed(caller);
     return s || runtime ? s : intern(&pc, 1);
 }
 

@@ -39,14 +39,6 @@ struct st_site {
 /* depth: SEEKTRACE_STACK (0 turns attribution off). Call once at start-up. */
 void st_sites_init(int depth);
 
-/* The site of a call whose return address is ra, made by the function
- * whose canonical frame address is cfa (NULL: not known); NULL when
- * attribution is off or memory ran out. */
-struct st_site *st_site_from_caller(void *ra, const void *cfa);
-
-/* The site of the current stack (unwinds). */
-struct st_site *st_site_here(void);
-
 /* A frame on the current stack: its canonical frame address (the stack
  * pointer before the call that made it) and its return address. */
 struct st_frame {
@@ -55,6 +47,14 @@ struct st_frame {
 
 /* The calling function's own frame. */
 #define ST_FRAME_HERE ((struct st_frame){__builtin_dwarf_cfa(), __builtin_return_address(0)})
+
+/* The site of a call made to a wrapper whose frame is `caller` (live until
+ * this returns): its return address, or up the stack from it; NULL when
+ * attribution is off or memory ran out. */
+struct st_site *st_site_from_caller(struct st_frame caller);
+
+/* The site of the current stack (unwinds). */
+struct st_site *st_site_here(void);
 
 /* st_site_here, for a caller that names a frame of its own, live until
  * this returns (ST_FRAME_HERE): only the stack above that frame is unwound

@@ -45,10 +45,10 @@ struct st_thread {
     struct st_site *site;
     void *site_ra;
     int site_pending;
-    /* The canonical frame address of the wrapper that gave site_ra, or
-     * NULL: with it, a site the return address alone does not decide is
-     * found up the stack from the wrapper's frame (st_site_above), the key
-     * its fast path checks the site by. */
+    /* The canonical frame address of the wrapper that gave site_ra: a site
+     * the return address alone does not decide is found up the stack from
+     * the wrapper's frame (st_site_above), the key its fast path checks the
+     * site by. */
     const void *site_cfa;
     /* One-entry caches: return address -> site; the last cell (which holds
      * its own owner and site: cells.h checks them with one load). */

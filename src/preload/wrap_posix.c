@@ -80,7 +80,7 @@ static void note_lseek(int fd, off64_t r)
         if (!st_self.busy) {                                                         \
             int saved_errno = errno;                                                 \
             st_self.busy++;                                                          \
-            st_site_begin(__builtin_return_address(0));                              \
+            st_site_begin_frame(ST_FRAME_HERE);                                      \
             stmt;                                                                    \
             st_site_end();                                                           \
             st_self.busy--;                                                          \

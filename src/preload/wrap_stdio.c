@@ -89,10 +89,11 @@ void st_call_end(int began)
  * site, `walk` is set and the stack above the wrapper's frame is the one
  * that found it (st_site_above: a few return-address slots compared when
  * it was seen before). Then the call is marked and counted with a few
- * loads and stores and the cell cache is primed for the hooks inside it. When the stream's operations are neither traced nor
- * followed (ops.h: nothing to record), it also ends without touching errno
- * (nothing on this path can change it): 2, and the hooks inside take their
- * lean path (t->lean). Otherwise 3: the trace and the ops are still to be
+ * loads and stores and the cell cache is primed for the hooks inside it.
+ * When the stream's operations are neither traced nor followed (ops.h:
+ * nothing to record), it also ends without touching errno (nothing on this
+ * path can change it): 2, and the hooks inside take their lean path
+ * (t->lean). Otherwise 3: the trace and the ops are still to be
  * told (call_begin_rest), and the call ends like a slow-path one. Else 0,
  * with nothing done. */
 static inline __attribute__((always_inline)) int call_begin_fast(enum st_call call, FILE *fp,
@@ -365,7 +366,9 @@ ST_EXPORT(int, ungetc, (int ch, FILE *fp))
 
 /* Closing. Files close through the jump-table slot we hook (stdio_slots.c);
  * popen's pipes through one of glibc's own. So book what was consumed and
- * unbind the stream here too, or a report at exit would read a freed FILE. */
+ * unbind the stream here too, or a report at exit would read a freed FILE.
+ * The record is retired here, after the last use of s, not in the slot:
+ * once retired it may become another thread's next stream. */
 #define CLOSE_STREAM(name)                                                           \
     ST_EXPORT(int, name, (FILE *fp))                                                 \
     {                                                                                \
