@@ -5,23 +5,31 @@
 
 #include "arena.h"
 #include "bulk.h"
+#include "hash_chains.h"
 #include "registry_lock.h"
 #include "thread_state.h"
-
-#define BUCKETS 16384
-
-static struct st_cell *buckets[BUCKETS] ST_BULK;
 
 static unsigned hash(const void *owner, const struct st_site *site)
 {
     uint64_t x = (uint64_t)(uintptr_t)owner * 0x9E3779B97F4A7C15ull ^ (uint64_t)(uintptr_t)site;
     x *= 0xC2B2AE3D27D4EB4Full;
-    return (unsigned)(x >> 50) & (BUCKETS - 1);
+    return (unsigned)(x >> 32);
 }
+
+static unsigned hash_of_cell(const void *entry)
+{
+    const struct st_cell *c = entry;
+    return hash(c->owner, c->site);
+}
+
+static void *first_buckets[ST_CHAINS_FIRST];
+static void *full_buckets[16384] ST_BULK;
+static struct st_chains cells = ST_CHAINS_INIT(cells, first_buckets, full_buckets, struct st_cell,
+                                               hash_of_cell);
 
 static struct st_cell *lookup(const void *owner, const struct st_site *site, unsigned h)
 {
-    for (struct st_cell *c = __atomic_load_n(&buckets[h], __ATOMIC_ACQUIRE); c; c = c->next_hash)
+    for (struct st_cell *c = st_chains_first(&cells, h); c; c = st_chains_next(&cells, c))
         if (c->owner == owner && c->site == site)
             return c;
     return NULL;
@@ -53,10 +61,9 @@ struct st_counts *st_cell_counts_slow(const void *owner, struct st_cell **owner_
         if (!c && (c = st_alloc(sizeof *c)) != NULL) {
             c->owner = owner;
             c->site = site;
-            c->next_hash = buckets[h];
             c->next_of_owner = *owner_cells;
             __atomic_store_n(owner_cells, c, __ATOMIC_RELEASE);
-            __atomic_store_n(&buckets[h], c, __ATOMIC_RELEASE);
+            st_chains_add(&cells, h, c);
         }
         st_registry_unlock();
     }

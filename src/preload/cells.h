@@ -18,7 +18,7 @@ struct st_cell {
     struct st_site *site;
     struct st_counts counts;
     struct st_cell *next_of_owner;
-    struct st_cell *next_hash;
+    void *hash_next; /* hash_chains.h */
 };
 
 /* The counts for (owner, site), created on first use and linked into

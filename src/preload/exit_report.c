@@ -12,6 +12,7 @@
 
 #include "arena.h"
 #include "cells.h"
+#include "bulk.h"
 #include "config.h"
 #include "files.h"
 #include "ledger.h"
@@ -222,7 +223,8 @@ static int build(struct st_report *r)
 
 static int emit(const struct st_report *r, int fd)
 {
-    static struct st_outbuf out; /* 8 KiB: not on a possibly small stack */
+    /* 8 KiB: not on a possibly small stack, nor among the small variables. */
+    static struct st_outbuf out ST_BULK;
     st_out_init(&out, fd);
     if (st_config.format == ST_FORMAT_JSON)
         st_report_write_json(r, &out);

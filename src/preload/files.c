@@ -10,12 +10,10 @@
 #include "attribution.h"
 #include "bulk.h"
 #include "cells.h"
+#include "hash_chains.h"
 #include "registry_lock.h"
 #include "streams.h"
 
-#define BUCKETS 4096
-
-static struct st_file *buckets[BUCKETS] ST_BULK;
 static struct st_file *all_files;
 
 static unsigned hash_path(const char *s)
@@ -23,12 +21,22 @@ static unsigned hash_path(const char *s)
     unsigned h = 2166136261u; /* FNV-1a */
     while (*s)
         h = (h ^ (unsigned char)*s++) * 16777619u;
-    return h & (BUCKETS - 1);
+    return h;
 }
+
+static unsigned hash_of_file(const void *entry)
+{
+    return hash_path(((const struct st_file *)entry)->path);
+}
+
+static void *first_buckets[ST_CHAINS_FIRST];
+static void *full_buckets[4096] ST_BULK;
+static struct st_chains files = ST_CHAINS_INIT(files, first_buckets, full_buckets, struct st_file,
+                                               hash_of_file);
 
 static struct st_file *lookup(const char *path, unsigned h)
 {
-    for (struct st_file *f = __atomic_load_n(&buckets[h], __ATOMIC_ACQUIRE); f; f = f->next_hash)
+    for (struct st_file *f = st_chains_first(&files, h); f; f = st_chains_next(&files, f))
         if (strcmp(f->path, path) == 0)
             return f;
     return NULL;
@@ -53,9 +61,8 @@ struct st_file *st_file_get(const char *path)
     if (!f && (f = st_alloc(sizeof *f)) != NULL && (f->path = st_strdup(path)) != NULL) {
         f->seekable = is_seekable_name(path);
         st_ranges_init(&f->ranges, st_alloc, NULL);
-        f->next_hash = buckets[h];
         f->next_all = all_files;
-        __atomic_store_n(&buckets[h], f, __ATOMIC_RELEASE);
+        st_chains_add(&files, h, f);
         __atomic_store_n(&all_files, f, __ATOMIC_RELEASE);
     }
     st_registry_unlock();

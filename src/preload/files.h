@@ -35,7 +35,7 @@ struct st_file {
     struct st_stream *spares;  /* those whose record is free (st_stream_retire) */
     struct st_handler_counts in_handler;
     struct st_file *next_all;
-    struct st_file *next_hash;
+    void *hash_next; /* hash_chains.h */
 };
 
 /* Finds or creates the record for a kernel name; NULL when out of memory. */

@@ -38,6 +38,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "bulk.h"
 #include "exit_report.h"
 #include "export.h"
 #include "lifecycle.h"
@@ -267,7 +268,7 @@ ST_EXPORT(__sighandler_t, sigset, (int sig, __sighandler_t h))
  * thread that writes the report uses it. */
 #define REPORT_STACK (256 * 1024)
 static int stack_busy;
-static ucontext_t report_ctx, handler_ctx;
+static ucontext_t report_ctx ST_BULK, handler_ctx ST_BULK; /* only on a fatal signal */
 
 static void report_trampoline(void)
 {

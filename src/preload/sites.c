@@ -8,12 +8,12 @@
 
 #include "arena.h"
 #include "bulk.h"
+#include "hash_chains.h"
 #include "libc_entry.h"
 #include "loaded_object.h"
 #include "registry_lock.h"
 #include "thread_state.h"
 
-#define BUCKETS 4096
 #define MAX_RUNTIME 16
 
 struct range {
@@ -23,7 +23,6 @@ struct range {
 int st_site_depth;
 static struct range runtime[MAX_RUNTIME];
 static int nruntime;
-static struct st_site *buckets[BUCKETS] ST_BULK;
 static struct st_site *all_sites;
 
 /* The objects whose frames are never "the program's line". */
@@ -77,12 +76,23 @@ static unsigned hash_frames(const uintptr_t *frames, int n)
     uint64_t h = 0;
     for (int i = 0; i < n; i++)
         h = (h ^ frames[i]) * 0x9E3779B97F4A7C15ull;
-    return (unsigned)(h >> 52) & (BUCKETS - 1);
+    return (unsigned)(h >> 32);
 }
+
+static unsigned hash_of_site(const void *entry)
+{
+    const struct st_site *s = entry;
+    return hash_frames(s->frames, s->nframes);
+}
+
+static void *first_buckets[ST_CHAINS_FIRST];
+static void *full_buckets[4096] ST_BULK;
+static struct st_chains sites = ST_CHAINS_INIT(sites, first_buckets, full_buckets, struct st_site,
+                                               hash_of_site);
 
 static struct st_site *lookup(const uintptr_t *frames, int n, unsigned h)
 {
-    for (struct st_site *s = __atomic_load_n(&buckets[h], __ATOMIC_ACQUIRE); s; s = s->next_hash)
+    for (struct st_site *s = st_chains_first(&sites, h); s; s = st_chains_next(&sites, s))
         if (s->nframes == n && memcmp(s->frames, frames, (size_t)n * sizeof *frames) == 0)
             return s;
     return NULL;
@@ -105,9 +115,8 @@ static struct st_site *intern(const uintptr_t *frames, int n)
         s->nframes = n;
         s->via = ST_CALL_OTHER;
         memcpy(s->frames, frames, (size_t)n * sizeof *frames);
-        s->next_hash = buckets[h];
         s->next_all = all_sites;
-        __atomic_store_n(&buckets[h], s, __ATOMIC_RELEASE);
+        st_chains_add(&sites, h, s);
         __atomic_store_n(&all_sites, s, __ATOMIC_RELEASE);
     }
     st_registry_unlock();

@@ -33,7 +33,7 @@ struct st_site {
      * ...); ST_CALL_OTHER until one has, or when it is none we know. */
     enum st_call via;
     struct st_site *next_all;
-    struct st_site *next_hash;
+    void *hash_next; /* hash_chains.h */
 };
 
 /* depth: SEEKTRACE_STACK (0 turns attribution off). Call once at start-up. */

@@ -9,21 +9,20 @@
 #include "cells.h"
 #include "fdtable.h"
 #include "files.h"
+#include "hash_chains.h"
 #include "registry_lock.h"
 #include "sync.h"
 #include "thread_state.h"
 #include "trace_writer.h"
 
-/* Open addressing keyed by FILE*. Keys are never removed (an address that
- * held a stream will likely hold one again); fclose only unbinds the value. */
-#define CAPACITY (1u << 14)
-
+/* FILE* to stream. Keys are never removed (an address that held a stream
+ * will likely hold one again); fclose only unbinds the value. */
 struct slot {
     FILE *key;
     struct st_stream *stream;
+    void *hash_next; /* hash_chains.h */
 };
 
-static struct slot table[CAPACITY] ST_BULK;
 /* Bumped on every unbind so per-thread caches notice (streams.h). */
 unsigned st_stream_epoch;
 
@@ -31,34 +30,37 @@ static unsigned hash_ptr(const void *p)
 {
     uint64_t x = (uint64_t)(uintptr_t)p;
     x *= 0x9E3779B97F4A7C15ull;
-    return (unsigned)(x >> 40) & (CAPACITY - 1);
+    return (unsigned)(x >> 32);
 }
+
+static unsigned hash_of_slot(const void *entry)
+{
+    return hash_ptr(((const struct slot *)entry)->key);
+}
+
+static void *first_buckets[ST_CHAINS_FIRST];
+static void *full_buckets[1u << 14] ST_BULK;
+static struct st_chains slots = ST_CHAINS_INIT(slots, first_buckets, full_buckets, struct slot,
+                                               hash_of_slot);
 
 static struct slot *find(FILE *fp)
 {
-    for (unsigned i = hash_ptr(fp), n = 0; n < CAPACITY; i = (i + 1) & (CAPACITY - 1), n++) {
-        FILE *k = __atomic_load_n(&table[i].key, __ATOMIC_ACQUIRE);
-        if (k == fp)
-            return &table[i];
-        if (!k)
-            return NULL;
-    }
+    for (struct slot *sl = st_chains_first(&slots, hash_ptr(fp)); sl;
+         sl = st_chains_next(&slots, sl))
+        if (sl->key == fp)
+            return sl;
     return NULL;
 }
 
-/* Under the registry lock. */
+/* Under the registry lock; NULL when out of memory. */
 static struct slot *find_or_add(FILE *fp)
 {
-    for (unsigned i = hash_ptr(fp), n = 0; n < CAPACITY; i = (i + 1) & (CAPACITY - 1), n++) {
-        FILE *k = __atomic_load_n(&table[i].key, __ATOMIC_ACQUIRE);
-        if (k == fp)
-            return &table[i];
-        if (!k) {
-            __atomic_store_n(&table[i].key, fp, __ATOMIC_RELEASE);
-            return &table[i];
-        }
+    struct slot *sl = find(fp);
+    if (!sl && (sl = st_alloc(sizeof *sl)) != NULL) {
+        sl->key = fp;
+        st_chains_add(&slots, hash_ptr(fp), sl);
     }
-    return NULL;
+    return sl;
 }
 
 /* How a stream came to our notice decides what we know of its fd. */
@@ -181,7 +183,7 @@ static struct st_stream *bind(FILE *fp, enum how how)
     if (sl)
         __atomic_store_n(&sl->stream, s, __ATOMIC_RELEASE);
     else if (!fresh)
-        give_back(s); /* no room for fp: a spare again */
+        give_back(s); /* no memory for fp's slot: a spare again */
     st_registry_unlock();
     return sl ? s : NULL;
 }

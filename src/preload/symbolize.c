@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "bulk.h"
 #include "elf_symtab.h"
 #include "loaded_object.h"
 
@@ -103,7 +104,7 @@ static void with_dladdr(uintptr_t pc, const Dl_info *info, struct st_report_fram
 static struct module {
     uintptr_t base;
     struct st_elf *elf;
-} modules[MAX_MODULES];
+} modules[MAX_MODULES] ST_BULK; /* the exit report's */
 static int nmodules;
 
 /* The build ID note of a loaded object, in memory; its length, 0 if none. */

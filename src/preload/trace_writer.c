@@ -81,11 +81,16 @@ struct site {
     uint32_t id;
 };
 
+/* Large, and untouched unless tracing (bulk.h). */
 static struct {
-    int state;
     char dir[MAX_PATH];
     char path[MAX_PATH + 128];
     char parent_path[MAX_PATH + 128];
+    struct { uintptr_t start, end; } modules[MAX_MODULES];
+} big ST_BULK;
+
+static struct {
+    int state;
     uint64_t cap;
     uint8_t *map;
     size_t map_len;
@@ -103,7 +108,6 @@ static struct {
     uint32_t next_site;
     st_spin module_lock;
     unsigned nmodules;
-    struct { uintptr_t start, end; } modules[MAX_MODULES];
     int argc;
     const char *const *argv;
     const char *inferred;
@@ -263,7 +267,7 @@ void st_trace_init(void)
 {
     if (!st_config.trace_dir)
         return;
-    copy_str(g.dir, sizeof g.dir, st_config.trace_dir);
+    copy_str(big.dir, sizeof big.dir, st_config.trace_dir);
     g.cap = st_config.trace_max;
     st_trace_clock_init(st_config.trace_tsc);
     __atomic_store_n(&st_trace_on, 1, __ATOMIC_RELEASE);
@@ -286,7 +290,7 @@ void st_trace_restart(void)
      * again. After a failed exec the old trace is finished. Either way the
      * next event starts a trace of its own. */
     if (g.state == READY)
-        copy_str(g.parent_path, sizeof g.parent_path, g.path);
+        copy_str(big.parent_path, sizeof big.parent_path, big.path);
     if (g.map)
         syscall(SYS_munmap, g.map, g.map_len);
     g.map = NULL;
@@ -376,8 +380,8 @@ static size_t build_info(void)
     struct utsname u;
     if (syscall(SYS_uname, &u) == 0)
         p = info_record(p, ST_TRACE_INFO_HOST, u.nodename, bounded_len(u.nodename, sizeof u.nodename));
-    if (g.parent_path[0])
-        p = info_record(p, ST_TRACE_INFO_PARENT_TRACE, g.parent_path, strlen(g.parent_path));
+    if (big.parent_path[0])
+        p = info_record(p, ST_TRACE_INFO_PARENT_TRACE, big.parent_path, strlen(big.parent_path));
     return (size_t)(p - info_buf);
 }
 
@@ -419,17 +423,17 @@ static long create_exclusive(long pid)
     int made_dir = 0;
     for (int k = 0; k < 100; k++) {
         if (k == 0)
-            snprintf(scratch_path, sizeof scratch_path, "%s/%s.%ld%s", g.dir, name, pid,
+            snprintf(scratch_path, sizeof scratch_path, "%s/%s.%ld%s", big.dir, name, pid,
                      ST_TRACE_SUFFIX);
         else
-            snprintf(scratch_path, sizeof scratch_path, "%s/%s.%ld.%d%s", g.dir, name, pid, k,
+            snprintf(scratch_path, sizeof scratch_path, "%s/%s.%ld.%d%s", big.dir, name, pid, k,
                      ST_TRACE_SUFFIX);
         long fd = sys_open(scratch_path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd >= 0)
             return fd;
         if (errno == ENOENT && !made_dir) {
             made_dir = 1;
-            syscall(SYS_mkdirat, AT_FDCWD, g.dir, 0700);
+            syscall(SYS_mkdirat, AT_FDCWD, big.dir, 0700);
             k--;
             continue;
         }
@@ -445,10 +449,10 @@ static int create_file(void)
     long pid = syscall(SYS_getpid);
     long fd = create_exclusive(pid);
     if (fd < 0) {
-        st_warn("cannot create a trace file in %s (%s); not recording", g.dir, strerror(errno));
+        st_warn("cannot create a trace file in %s (%s); not recording", big.dir, strerror(errno));
         return -1;
     }
-    copy_str(g.path, sizeof g.path, scratch_path);
+    copy_str(big.path, sizeof big.path, scratch_path);
     size_t info = build_info();
     uint32_t header_size = (uint32_t)((ST_TRACE_FIXED_HEADER + info + 4095) & ~(size_t)4095);
     uint64_t cap = g.cap - g.cap % CHUNK_SIZE;
@@ -476,8 +480,8 @@ static int create_file(void)
         if (map != MAP_FAILED)
             syscall(SYS_munmap, map, len);
         sys_close(fd);
-        syscall(SYS_unlinkat, AT_FDCWD, g.path, 0);
-        st_warn("cannot set up the trace file %s (%s); not recording", g.path, strerror(e));
+        syscall(SYS_unlinkat, AT_FDCWD, big.path, 0);
+        st_warn("cannot set up the trace file %s (%s); not recording", big.path, strerror(e));
         return -1;
     }
     sys_close(fd);
@@ -485,7 +489,7 @@ static int create_file(void)
     g.sites = st_alloc(SITES * sizeof *g.sites);
     if (!g.targets || !g.sites) {
         syscall(SYS_munmap, map, len);
-        syscall(SYS_unlinkat, AT_FDCWD, g.path, 0);
+        syscall(SYS_unlinkat, AT_FDCWD, big.path, 0);
         st_warn("out of memory for the trace tables; not recording");
         return -1;
     }
@@ -574,7 +578,7 @@ static int grow(uint64_t need)
         uint64_t to = size + step > need ? size + step : need;
         if (to > g.map_len)
             to = g.map_len;
-        long fd = sys_open(g.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
+        long fd = sys_open(big.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
         struct stat st;
         if (fd >= 0) {
             if (syscall(SYS_fstat, (int)fd, &st) == 0 && st.st_dev == g.dev &&
@@ -911,7 +915,7 @@ static int module_known(uintptr_t addr)
 {
     unsigned n = __atomic_load_n(&g.nmodules, __ATOMIC_ACQUIRE);
     for (unsigned i = 0; i < n; i++)
-        if (addr >= g.modules[i].start && addr < g.modules[i].end)
+        if (addr >= big.modules[i].start && addr < big.modules[i].end)
             return 1;
     return 0;
 }
@@ -960,8 +964,8 @@ static int module_segments(struct dl_phdr_info *info, size_t size, void *arg)
         uintptr_t start = at & ~(page - 1), end = (at + ph->p_memsz + page - 1) & ~(page - 1);
         if (module_known(start))
             continue;
-        g.modules[g.nmodules].start = start;
-        g.modules[g.nmodules].end = end;
+        big.modules[g.nmodules].start = start;
+        big.modules[g.nmodules].end = end;
         __atomic_store_n(&g.nmodules, g.nmodules + 1, __ATOMIC_RELEASE);
         emit_module(t, start, end, ph->p_offset & ~(uint64_t)(page - 1), path,
                     bounded_len(path, MAX_PATH));
@@ -1695,7 +1699,7 @@ void st_trace_finish(const struct st_report *r)
     uint64_t idx = __atomic_fetch_add(&g.next_chunk, nchunks, __ATOMIC_ACQ_REL);
     uint64_t off = g.header_size + idx * CHUNK_SIZE;
     if (off + nchunks * CHUNK_SIZE > g.map_len || grow(off + nchunks * CHUNK_SIZE) != 0) {
-        st_warn("no room for the footer of %s; the trace stays partial", g.path);
+        st_warn("no room for the footer of %s; the trace stays partial", big.path);
         goto out;
     }
     uint8_t *frame = g.map + off;
@@ -1717,7 +1721,7 @@ void st_trace_finish(const struct st_report *r)
     __atomic_store_n(&h->state, ST_TRACE_STATE_FINISHED, __ATOMIC_RELEASE);
     /* Give back the space allocated ahead: the file ends with the footer
      * (every event chunk lies before it; none is handed out after it). */
-    long fd = sys_open(g.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
+    long fd = sys_open(big.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
     if (fd >= 0) {
         struct stat st;
         if (syscall(SYS_fstat, (int)fd, &st) == 0 && st.st_dev == g.dev && st.st_ino == g.ino)

@@ -1,0 +1,170 @@
+/* Unit tests: the registries' hash tables (src/preload/hash_chains.c).
+ * Every entry added is found again, before and after the table moves to
+ * its full size, which it does once it holds ST_CHAINS_FIRST entries; and
+ * a reader racing the move either finds an entry or, looking again under
+ * the writers' lock as the registries do, finds it then. */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "hash_chains.h"
+
+struct entry {
+    unsigned key;
+    void *hash_next;
+};
+
+/* Two keys in eight share a hash: chains hold more than one entry. */
+static unsigned hash_key(unsigned key)
+{
+    return (key / 8) * 2654435761u + key % 8 / 4;
+}
+
+static unsigned hash_of_entry(const void *e)
+{
+    return hash_key(((const struct entry *)e)->key);
+}
+
+#define MAX_ENTRIES 5000
+
+static struct entry entries[MAX_ENTRIES];
+static void *first_buckets[ST_CHAINS_FIRST];
+static void *full_buckets[1024];
+static struct st_chains table;
+
+static void reset_table(void)
+{
+    static const struct st_chains empty = ST_CHAINS_INIT(table, first_buckets, full_buckets,
+                                                         struct entry, hash_of_entry);
+    table = empty;
+    for (int i = 0; i < ST_CHAINS_FIRST; i++)
+        first_buckets[i] = NULL;
+    for (int i = 0; i < 1024; i++)
+        full_buckets[i] = NULL;
+}
+
+static struct entry *find(unsigned key)
+{
+    for (struct entry *e = st_chains_first(&table, hash_key(key)); e;
+         e = st_chains_next(&table, e))
+        if (e->key == key)
+            return e;
+    return NULL;
+}
+
+static void add(unsigned i)
+{
+    entries[i].key = i * 7 + 1;
+    st_chains_add(&table, hash_key(entries[i].key), &entries[i]);
+}
+
+static void test_every_entry_is_found_before_and_after_the_move(void **state)
+{
+    (void)state;
+    reset_table();
+    for (unsigned n = 0; n < 3000; n++) {
+        assert_null(find(n * 7 + 1));
+        add(n);
+        /* The move happens on the add after the first table is full. */
+        if (n < ST_CHAINS_FIRST)
+            assert_ptr_equal(table.current, &table.first);
+        else
+            assert_ptr_equal(table.current, &table.full);
+        if (n % 61 == 0 || n == ST_CHAINS_FIRST || n == ST_CHAINS_FIRST - 1)
+            for (unsigned i = 0; i <= n; i++)
+                assert_ptr_equal(find(i * 7 + 1), &entries[i]);
+    }
+    for (unsigned i = 0; i < 3000; i++)
+        assert_ptr_equal(find(i * 7 + 1), &entries[i]);
+    assert_null(find(2));
+    assert_int_equal(table.count, 3000);
+}
+
+static void test_the_first_table_keeps_to_its_buckets(void **state)
+{
+    (void)state;
+    reset_table();
+    for (unsigned n = 0; n < ST_CHAINS_FIRST; n++)
+        add(n);
+    int used = 0;
+    for (int i = 0; i < 1024; i++)
+        used += full_buckets[i] != NULL;
+    assert_int_equal(used, 0);
+    add(ST_CHAINS_FIRST);
+    for (int i = 0; i < 1024; i++)
+        used += full_buckets[i] != NULL;
+    assert_true(used > ST_CHAINS_FIRST / 2);
+}
+
+/* A reader that looks every added key up, over and over, while the writer
+ * adds the rest under its lock. */
+static pthread_mutex_t writers = PTHREAD_MUTEX_INITIALIZER;
+static unsigned published;
+static int writer_done;
+static unsigned passes; /* the reader's, over every published key */
+static unsigned long misses, lookups;
+
+static void *reader(void *arg)
+{
+    (void)arg;
+    while (!__atomic_load_n(&writer_done, __ATOMIC_ACQUIRE)) {
+        unsigned n = __atomic_load_n(&published, __ATOMIC_ACQUIRE);
+        for (unsigned i = 0; i < n; i++) {
+            lookups++;
+            if (find(i * 7 + 1) == &entries[i])
+                continue;
+            misses++;
+            pthread_mutex_lock(&writers);
+            struct entry *again = find(i * 7 + 1);
+            pthread_mutex_unlock(&writers);
+            if (again != &entries[i])
+                return (void *)1;
+        }
+        __atomic_fetch_add(&passes, 1, __ATOMIC_RELEASE);
+    }
+    return NULL;
+}
+
+static void test_a_reader_racing_the_move_finds_every_entry_under_the_lock(void **state)
+{
+    (void)state;
+    for (int round = 0; round < 20; round++) {
+        reset_table();
+        published = 0;
+        writer_done = 0;
+        passes = 0;
+        pthread_t t;
+        assert_int_equal(pthread_create(&t, NULL, reader, NULL), 0);
+        for (unsigned n = 0; n < MAX_ENTRIES; n++) {
+            /* Around the move, each add waits for the reader to be
+             * walking the chains. */
+            unsigned seen = __atomic_load_n(&passes, __ATOMIC_ACQUIRE);
+            if (n + 8 >= ST_CHAINS_FIRST && n <= ST_CHAINS_FIRST + 8)
+                while (__atomic_load_n(&passes, __ATOMIC_ACQUIRE) < seen + 2)
+                    ;
+            pthread_mutex_lock(&writers);
+            add(n);
+            pthread_mutex_unlock(&writers);
+            __atomic_store_n(&published, n + 1, __ATOMIC_RELEASE);
+        }
+        __atomic_store_n(&writer_done, 1, __ATOMIC_RELEASE);
+        void *failed;
+        assert_int_equal(pthread_join(t, &failed), 0);
+        assert_null(failed);
+    }
+    assert_true(lookups > 0);
+    print_message("%lu look-ups, %lu missed without the lock\n", lookups, misses);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_every_entry_is_found_before_and_after_the_move),
+        cmocka_unit_test(test_the_first_table_keeps_to_its_buckets),
+        cmocka_unit_test(test_a_reader_racing_the_move_finds_every_entry_under_the_lock),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
