@@ -4,7 +4,6 @@
 #include <stdint.h>
 
 #include "arena.h"
-#include "bulk.h"
 #include "hash_chains.h"
 #include "registry_lock.h"
 #include "thread_state.h"
@@ -23,8 +22,7 @@ static unsigned hash_of_cell(const void *entry)
 }
 
 static void *first_buckets[ST_CHAINS_FIRST];
-static void *full_buckets[16384] ST_BULK;
-static struct st_chains cells = ST_CHAINS_INIT(cells, first_buckets, full_buckets, struct st_cell,
+static struct st_chains cells = ST_CHAINS_INIT(cells, first_buckets, 1u << 18, struct st_cell,
                                                hash_of_cell);
 
 static struct st_cell *lookup(const void *owner, const struct st_site *site, unsigned h)

@@ -8,7 +8,6 @@
 
 #include "arena.h"
 #include "attribution.h"
-#include "bulk.h"
 #include "cells.h"
 #include "hash_chains.h"
 #include "registry_lock.h"
@@ -30,8 +29,7 @@ static unsigned hash_of_file(const void *entry)
 }
 
 static void *first_buckets[ST_CHAINS_FIRST];
-static void *full_buckets[4096] ST_BULK;
-static struct st_chains files = ST_CHAINS_INIT(files, first_buckets, full_buckets, struct st_file,
+static struct st_chains files = ST_CHAINS_INIT(files, first_buckets, 1u << 18, struct st_file,
                                                hash_of_file);
 
 static struct st_file *lookup(const char *path, unsigned h)

@@ -1,17 +1,19 @@
 /* hash_chains.h — the registries' hash tables: files by name, sites by
- * stack, cells by (owner, site).
+ * stack, cells by (owner, site), streams by FILE*.
  *
  * Entries are found without a lock and added under the registry lock
  * (registry_lock.h); each entry carries the link of its chain, a
  * `void *hash_next` at the offset the table is told.
  *
- * A table starts with ST_CHAINS_FIRST buckets and moves, once, to its full
- * size when it holds as many entries. Why: the first touch of each page of
- * buckets costs a page fault (bulk.h), and a hash spreads a process's
- * first few files, sites and cells over as many pages of a full-sized
- * table; the small ones share a page. A look-up that runs while its table
- * moves may miss an entry that is there. Callers look again under the lock
- * before adding, as they must anyway, and find it then. */
+ * A table starts with ST_CHAINS_FIRST buckets of its own and, each time it
+ * holds as many entries as it has buckets, moves to eight times as many
+ * (from the arena), up to the size it was given. Why: the first touch of
+ * each page of buckets costs a page fault (bulk.h), and a hash spreads a
+ * table's entries over all of its pages, so a table sized for a large
+ * program would cost a small one a fault per entry. A look-up that runs
+ * while its table moves may miss an entry that is there. Callers look
+ * again under the lock before adding, as they must anyway, and find it
+ * then. */
 #ifndef SEEKTRACE_HASH_CHAINS_H
 #define SEEKTRACE_HASH_CHAINS_H
 
@@ -26,21 +28,23 @@ struct st_chain_level {
 
 struct st_chains {
     struct st_chain_level *current;
-    struct st_chain_level first, full;
+    struct st_chain_level first, larger[4];
+    unsigned max_buckets;                 /* a power of two */
     size_t link;                          /* offsetof(entry, hash_next) */
     unsigned (*hash)(const void *entry);  /* what it was added under */
     unsigned count;
+    int nlarger;
 };
 
-/* A table `self` whose full size is the array full_buckets (best ST_BULK),
- * of entries of `type`, hashed again by hash_fn when the table moves. */
-#define ST_CHAINS_INIT(self, first_buckets, full_buckets, type, hash_fn)             \
-    {&(self).first,                                                                  \
-     {first_buckets, ST_CHAINS_FIRST - 1},                                           \
-     {full_buckets, sizeof full_buckets / sizeof *full_buckets - 1},                 \
-     offsetof(type, hash_next),                                                      \
-     hash_fn,                                                                        \
-     0}
+/* A table `self` of at most max_buckets buckets (a power of two), whose
+ * first ST_CHAINS_FIRST are first_buckets, of entries of `type`, hashed
+ * again by hash_fn when the table moves. */
+#define ST_CHAINS_INIT(self, first_buckets, max_buckets_, type, hash_fn)             \
+    {.current = &(self).first,                                                       \
+     .first = {first_buckets, ST_CHAINS_FIRST - 1},                                  \
+     .max_buckets = max_buckets_,                                                    \
+     .link = offsetof(type, hash_next),                                              \
+     .hash = hash_fn}
 
 /* The first entry of the chain `hash` falls in; NULL for none. */
 static inline void *st_chains_first(struct st_chains *t, unsigned hash)

@@ -7,7 +7,6 @@
 #include <string.h>
 
 #include "arena.h"
-#include "bulk.h"
 #include "hash_chains.h"
 #include "libc_entry.h"
 #include "loaded_object.h"
@@ -86,8 +85,7 @@ static unsigned hash_of_site(const void *entry)
 }
 
 static void *first_buckets[ST_CHAINS_FIRST];
-static void *full_buckets[4096] ST_BULK;
-static struct st_chains sites = ST_CHAINS_INIT(sites, first_buckets, full_buckets, struct st_site,
+static struct st_chains sites = ST_CHAINS_INIT(sites, first_buckets, 1u << 16, struct st_site,
                                                hash_of_site);
 
 static struct st_site *lookup(const uintptr_t *frames, int n, unsigned h)

@@ -5,7 +5,6 @@
 
 #include "arena.h"
 #include "attribution.h"
-#include "bulk.h"
 #include "cells.h"
 #include "fdtable.h"
 #include "files.h"
@@ -39,8 +38,7 @@ static unsigned hash_of_slot(const void *entry)
 }
 
 static void *first_buckets[ST_CHAINS_FIRST];
-static void *full_buckets[1u << 14] ST_BULK;
-static struct st_chains slots = ST_CHAINS_INIT(slots, first_buckets, full_buckets, struct slot,
+static struct st_chains slots = ST_CHAINS_INIT(slots, first_buckets, 1u << 16, struct slot,
                                                hash_of_slot);
 
 static struct slot *find(FILE *fp)

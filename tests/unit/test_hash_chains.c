@@ -1,8 +1,9 @@
 /* Unit tests: the registries' hash tables (src/preload/hash_chains.c).
- * Every entry added is found again, before and after the table moves to
- * its full size, which it does once it holds ST_CHAINS_FIRST entries; and
- * a reader racing the move either finds an entry or, looking again under
- * the writers' lock as the registries do, finds it then. */
+ * Every entry added is found again, before and after each move to eight
+ * times the buckets, which happens once the table holds as many entries as
+ * it has buckets, up to its largest size; and a reader racing a move either
+ * finds an entry or, looking again under the writers' lock as the
+ * registries do, finds it then. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,20 +31,28 @@ static unsigned hash_of_entry(const void *e)
 
 #define MAX_ENTRIES 5000
 
+#define MAX_BUCKETS 4096
+
 static struct entry entries[MAX_ENTRIES];
 static void *first_buckets[ST_CHAINS_FIRST];
-static void *full_buckets[1024];
 static struct st_chains table;
 
 static void reset_table(void)
 {
-    static const struct st_chains empty = ST_CHAINS_INIT(table, first_buckets, full_buckets,
+    static const struct st_chains empty = ST_CHAINS_INIT(table, first_buckets, MAX_BUCKETS,
                                                          struct entry, hash_of_entry);
     table = empty;
     for (int i = 0; i < ST_CHAINS_FIRST; i++)
         first_buckets[i] = NULL;
-    for (int i = 0; i < 1024; i++)
-        full_buckets[i] = NULL;
+}
+
+/* The buckets the table has for n entries added. */
+static unsigned buckets_for(unsigned n)
+{
+    unsigned size = ST_CHAINS_FIRST;
+    while (n > size && size < MAX_BUCKETS)
+        size *= 8;
+    return size < MAX_BUCKETS ? size : MAX_BUCKETS;
 }
 
 static struct entry *find(unsigned key)
@@ -61,42 +70,45 @@ static void add(unsigned i)
     st_chains_add(&table, hash_key(entries[i].key), &entries[i]);
 }
 
-static void test_every_entry_is_found_before_and_after_the_move(void **state)
+static void test_every_entry_is_found_before_and_after_each_move(void **state)
 {
     (void)state;
     reset_table();
-    for (unsigned n = 0; n < 3000; n++) {
+    for (unsigned n = 0; n < MAX_ENTRIES; n++) {
         assert_null(find(n * 7 + 1));
         add(n);
-        /* The move happens on the add after the first table is full. */
-        if (n < ST_CHAINS_FIRST)
-            assert_ptr_equal(table.current, &table.first);
-        else
-            assert_ptr_equal(table.current, &table.full);
-        if (n % 61 == 0 || n == ST_CHAINS_FIRST || n == ST_CHAINS_FIRST - 1)
+        /* A move happens on the add after the table holds one entry per
+         * bucket: 64, 512, then the largest size, 4096, to stay. */
+        assert_int_equal(table.current->mask + 1, buckets_for(n + 1));
+        assert_ptr_equal(table.current, n < ST_CHAINS_FIRST ? &table.first
+                                                            : &table.larger[table.nlarger - 1]);
+        if (n % 97 == 0 || n + 1 == ST_CHAINS_FIRST || n == ST_CHAINS_FIRST || n == 512)
             for (unsigned i = 0; i <= n; i++)
                 assert_ptr_equal(find(i * 7 + 1), &entries[i]);
     }
-    for (unsigned i = 0; i < 3000; i++)
+    assert_int_equal(table.nlarger, 2);
+    for (unsigned i = 0; i < MAX_ENTRIES; i++)
         assert_ptr_equal(find(i * 7 + 1), &entries[i]);
     assert_null(find(2));
-    assert_int_equal(table.count, 3000);
+    assert_int_equal(table.count, MAX_ENTRIES);
 }
 
-static void test_the_first_table_keeps_to_its_buckets(void **state)
+static void test_entries_leave_the_buckets_they_moved_from(void **state)
 {
     (void)state;
     reset_table();
-    for (unsigned n = 0; n < ST_CHAINS_FIRST; n++)
+    for (unsigned n = 0; n <= ST_CHAINS_FIRST; n++)
         add(n);
+    assert_int_equal(table.nlarger, 1);
     int used = 0;
-    for (int i = 0; i < 1024; i++)
-        used += full_buckets[i] != NULL;
-    assert_int_equal(used, 0);
-    add(ST_CHAINS_FIRST);
-    for (int i = 0; i < 1024; i++)
-        used += full_buckets[i] != NULL;
+    for (unsigned i = 0; i <= table.larger[0].mask; i++)
+        used += table.larger[0].buckets[i] != NULL;
     assert_true(used > ST_CHAINS_FIRST / 2);
+    /* What a reader still on the first buckets walks now leads into the
+     * new ones: every entry it reaches is in the new level's chains. */
+    for (int i = 0; i < ST_CHAINS_FIRST; i++)
+        for (struct entry *e = first_buckets[i]; e; e = e->hash_next)
+            assert_ptr_equal(find(e->key), e);
 }
 
 /* A reader that looks every added key up, over and over, while the writer
@@ -128,7 +140,7 @@ static void *reader(void *arg)
     return NULL;
 }
 
-static void test_a_reader_racing_the_move_finds_every_entry_under_the_lock(void **state)
+static void test_a_reader_racing_the_moves_finds_every_entry_under_the_lock(void **state)
 {
     (void)state;
     for (int round = 0; round < 20; round++) {
@@ -142,7 +154,8 @@ static void test_a_reader_racing_the_move_finds_every_entry_under_the_lock(void 
             /* Around the move, each add waits for the reader to be
              * walking the chains. */
             unsigned seen = __atomic_load_n(&passes, __ATOMIC_ACQUIRE);
-            if (n + 8 >= ST_CHAINS_FIRST && n <= ST_CHAINS_FIRST + 8)
+            if ((n + 8 >= ST_CHAINS_FIRST && n <= ST_CHAINS_FIRST + 8) ||
+                (n + 8 >= 512 && n <= 512 + 8))
                 while (__atomic_load_n(&passes, __ATOMIC_ACQUIRE) < seen + 2)
                     ;
             pthread_mutex_lock(&writers);
@@ -162,9 +175,9 @@ static void test_a_reader_racing_the_move_finds_every_entry_under_the_lock(void 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_every_entry_is_found_before_and_after_the_move),
-        cmocka_unit_test(test_the_first_table_keeps_to_its_buckets),
-        cmocka_unit_test(test_a_reader_racing_the_move_finds_every_entry_under_the_lock),
+        cmocka_unit_test(test_every_entry_is_found_before_and_after_each_move),
+        cmocka_unit_test(test_entries_leave_the_buckets_they_moved_from),
+        cmocka_unit_test(test_a_reader_racing_the_moves_finds_every_entry_under_the_lock),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
