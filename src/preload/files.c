@@ -10,6 +10,7 @@
 #include "attribution.h"
 #include "cells.h"
 #include "hash_chains.h"
+#include "proc_self.h"
 #include "registry_lock.h"
 #include "streams.h"
 
@@ -69,10 +70,9 @@ struct st_file *st_file_get(const char *path)
 
 struct st_file *st_file_of_fd(int fd)
 {
-    char link[64], name[4096];
-    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
-    /* A raw syscall: the program may wrap readlink, and this is our own. */
-    long n = syscall(SYS_readlink, link, name, sizeof name - 1);
+    char link[32], name[4096];
+    snprintf(link, sizeof link, "fd/%d", fd);
+    long n = st_proc_readlink(link, name, sizeof name - 1);
     if (n <= 0)
         snprintf(name, sizeof name, "fd:%d", fd);
     else

@@ -41,7 +41,14 @@ static void after_stdio_cleanup(void)
 }
 
 static void before_fork(void) { st_registry_lock(); }
-static void after_fork_parent(void) { st_registry_unlock(); }
+/* daemon's parent ends in glibc's internal _exit, out of our wrapper's
+ * reach: its report is written now, before that. */
+static void after_fork_parent(void)
+{
+    st_registry_unlock();
+    if (st_lifecycle_in_daemon())
+        st_report_at_exit();
+}
 
 /* The child inherits our accounts; it must report only what it does. */
 static void after_fork_child(void)

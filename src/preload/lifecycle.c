@@ -82,6 +82,7 @@ void st_lifecycle_init(void)
     out_fd = (struct start_fd){.fd = st_config.output_fd, .saved = -1};
     remember(&out_fd);
     pthread_atfork(NULL, NULL, after_fork_child);
+    st_detach_init();
     st_signals_init();
 }
 

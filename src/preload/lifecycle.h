@@ -8,7 +8,9 @@
  *   lifecycle.c          ownership (fork, vfork, _Fork), the descriptors a report may use
  *   lifecycle_exec.c     the exec family: the old image's report before execve
  *   lifecycle_signals.c  fatal signals: report, then the program's own disposition
- *   lifecycle_fds.c      close_range/closefrom: descriptors closed wholesale
+ *   lifecycle_fds.c      close_range/closefrom/closedir: descriptors closed out of sight
+ *   lifecycle_detach.c   daemon, login_tty, forkpty, quick_exit: glibc's internal
+ *                        _exit and dup2
  *   lifecycle_vfork.c    vfork: the child's calls leave the parent's accounts alone */
 #ifndef SEEKTRACE_LIFECYCLE_H
 #define SEEKTRACE_LIFECYCLE_H
@@ -63,6 +65,13 @@ void st_lifecycle_unblock_signals(const struct st_sigblock *b);
 /* exit_report.c: waits, up to max_ms, for a report another thread is
  * writing (a fatal signal must not end the process under it). */
 void st_report_wait(int max_ms);
+
+/* lifecycle_detach.c: registers the quick_exit report (from init). */
+void st_detach_init(void);
+
+/* Whether this thread is inside daemon(): a fork there is daemon's, whose
+ * parent ends in glibc's internal _exit. */
+int st_lifecycle_in_daemon(void);
 
 /* lifecycle_signals.c: installs the fatal-signal handlers (from init). */
 void st_signals_init(void);

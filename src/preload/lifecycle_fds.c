@@ -1,9 +1,10 @@
-/* lifecycle_fds.c — close_range and closefrom.
+/* lifecycle_fds.c — descriptors closed where the close wrapper cannot see:
+ * close_range, closefrom and closedir.
  *
  * Daemons and sandboxes close every descriptor above 2 in one call. The fd
  * table (fdtable.h) must forget the ones that were open, or a pipe or
  * socket that later reuses the number would be charged to the old file.
- * The open descriptors in the range are listed first (from /proc/self/fd,
+ * The open descriptors in the range are listed first (from /proc's fd,
  * or by probing each number when no descriptor is left to read it with),
  * the real call is made, and those that are gone are forgotten. When the
  * range covers a descriptor a report goes to, it is kept first
@@ -25,10 +26,12 @@
 #include "export.h"
 #include "fdtable.h"
 #include "lifecycle.h"
+#include "proc_self.h"
 #include "wrappers.h"
 
 typedef int (*close_range_fn)(unsigned int, unsigned int, int);
 typedef void (*closefrom_fn)(int);
+typedef int (*closedir_fn)(DIR *);
 
 /* A set of descriptor numbers, from mmap (this may run in a forked child
  * of a threaded program, where malloc is off limits). */
@@ -89,8 +92,7 @@ static int list_open(unsigned lo, unsigned hi, struct fdset *out)
     size_t top = (size_t)hi + 1 < bound ? (size_t)hi + 1 : bound;
     if (lo >= top || fdset_init(out, top) != 0)
         return -1;
-    int dir = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/fd",
-                           O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    int dir = st_proc_open("fd", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (dir >= 0) {
         char buf[4096];
         long n;
@@ -174,4 +176,28 @@ ST_EXPORT(void, closefrom, (int lo))
         return;
     }
     range_call((unsigned)lo, UINT_MAX, 0, NULL, real);
+}
+
+/* closedir closes the directory's descriptor inside glibc. When the
+ * program opened that descriptor itself (open, then fdopendir: Python's
+ * os.listdir(fd), fts), a pipe or socket that later reuses the number
+ * would be charged to the directory. */
+ST_EXPORT(int, closedir, (DIR *dir))
+{
+    st_ensure_init();
+    static closedir_fn real;
+    if (!real)
+        *(void **)&real = dlsym(RTLD_NEXT, "closedir");
+    if (!real) {
+        errno = ENOSYS;
+        return -1;
+    }
+    int fd = dir ? dirfd(dir) : -1;
+    int r = real(dir);
+    if (fd >= 0) {
+        int e = errno;
+        st_fd_closed(fd); /* glibc closes it whatever closedir returns */
+        errno = e;
+    }
+    return r;
 }

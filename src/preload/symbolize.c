@@ -12,6 +12,7 @@
 #include "arena.h"
 #include "bulk.h"
 #include "elf_symtab.h"
+#include "proc_self.h"
 #include "loaded_object.h"
 
 /* The libdwfl entry points we use, resolved from a dlopen'ed libdw. */
@@ -41,7 +42,7 @@ static Dwfl_Callbacks callbacks;
 static int report_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size, (void)arg;
-    const char *path = info->dlpi_name[0] == '\0' ? "/proc/self/exe" : info->dlpi_name;
+    const char *path = info->dlpi_name[0] == '\0' ? st_proc_exe() : info->dlpi_name;
     if (path[0] == '/')
         dw.report_elf(dw.dwfl, path, path, -1, info->dlpi_addr, false);
     return 0;
@@ -132,7 +133,7 @@ static struct st_elf *open_module(const Dl_info *info, uintptr_t at)
     /* The main program's dli_fname is argv[0]; the kernel knows its file.
      * A relative name (the vdso, or a dlopen relative to a directory the
      * program may have left) is libdw's. */
-    const char *path = o.path[0] == '\0' ? "/proc/self/exe" : o.path;
+    const char *path = o.path[0] == '\0' ? st_proc_exe() : o.path;
     if (path[0] != '/')
         return NULL;
     struct st_elf *e = st_elf_open(path, (uintptr_t)info->dli_fbase, "/usr/lib/debug");

@@ -34,6 +34,7 @@
 #include "bulk.h"
 #include "config.h"
 #include "files.h"
+#include "proc_self.h"
 #include "cells.h"
 #include "report_model.h"
 #include "sites.h"
@@ -370,7 +371,7 @@ static size_t build_info(void)
     p = info_record(p, ST_TRACE_INFO_CALLS, tmp, n);
     n = argv_bytes(tmp, sizeof tmp);
     p = info_record(p, ST_TRACE_INFO_ARGV, tmp, n);
-    long len = syscall(SYS_readlink, "/proc/self/exe", tmp, MAX_PATH - 1);
+    long len = st_proc_readlink("exe", tmp, MAX_PATH - 1);
     if (len > 0)
         p = info_record(p, ST_TRACE_INFO_EXE, tmp, (size_t)len);
     const char *capture = g.inferred ? "inferred" : "exact";
@@ -947,7 +948,7 @@ static int module_segments(struct dl_phdr_info *info, size_t size, void *arg)
     static char exe[MAX_PATH] ST_BULK;
     const char *path = info->dlpi_name;
     if (path[0] == '\0') {
-        long n = syscall(SYS_readlink, "/proc/self/exe", exe, sizeof exe - 1);
+        long n = st_proc_readlink("exe", exe, sizeof exe - 1);
         if (n <= 0)
             return 0;
         exe[n] = '\0';

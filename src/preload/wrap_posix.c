@@ -1,10 +1,12 @@
 /* wrap_posix.c — the interposed POSIX file calls, generated from
- * wrap_posix.def and wrap_open*.def; close, fcntl and the _exit pair by hand.
+ * wrap_posix.def and wrap_open*.def; close, the directory seeks, fcntl and the
+ * _exit pair by hand.
  *
  * Each makes exactly one syscall, so counting calls counts what strace
  * shows. The real function is resolved here on first use as well as at
  * start-up: a library's constructor may read a file before ours has run. */
 #define _GNU_SOURCE 1
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -183,6 +185,36 @@ ST_EXPORT(int, close, (int fd))
     AFTER(st_fd_closed(fd));
     return r;
 }
+
+/* rewinddir and seekdir each make one lseek on the directory's descriptor
+ * inside glibc (Python's os.listdir(fd) rewinds its duplicate), where the
+ * lseek wrapper does not see it. */
+static void note_dir_lseek(DIR *dir, long pos)
+{
+    const struct st_fd *e = st_fd_get(dirfd(dir));
+    struct st_counts *c = e ? st_file_direct(e->file) : NULL;
+    if (!c)
+        return;
+    st_record_lseek(c, ST_CALL_OTHER);
+    st_trace_lseek(c, ST_CALL_OTHER, pos);
+    st_desc_set(e->desc, pos);
+}
+
+#define DIR_SEEK(name, params, args, pos)                                            \
+    ST_EXPORT(void, name, params)                                                    \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        static void(*real) params;                                                   \
+        if (!real)                                                                   \
+            *(void **)&real = dlsym(RTLD_NEXT, #name);                               \
+        if (real)                                                                    \
+            real args;                                                               \
+        if (real && dir)                                                             \
+            AFTER(note_dir_lseek(dir, pos));                                         \
+    }
+DIR_SEEK(rewinddir, (DIR *dir), (dir), 0)
+DIR_SEEK(seekdir, (DIR *dir, long pos), (dir, pos), pos)
+#undef DIR_SEEK
 
 /* fcntl's third argument is an int or a pointer depending on cmd; like
  * glibc's own fcntl, pass it on as a pointer-sized value. */

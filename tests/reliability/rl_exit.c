@@ -5,7 +5,7 @@
  * (glibc's exit-time cleanup then lseeks back), so the report must carry
  * everything up to the very end. Modes: return exit _exit _Exit abort segv
  * bus fpe sigterm sigint sigterm_external sigpipe own_handler ignored
- * sigsuspend stack_overflow threads_sigterm query. */
+ * sigsuspend stack_overflow threads_sigterm quick_exit query. */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
@@ -35,6 +35,16 @@ static void read_some(void)
         pread(fd, buf, 500, 777) != 500 || read(fd, buf, 10) != 10)
         exit(2);
     /* f and fd stay open. */
+}
+
+/* The program's own at_quick_exit handler reads more: the report, written
+ * at quick_exit too, must hold it. */
+static void read_at_quick_exit(void)
+{
+    char b[300];
+    int fd = open(file, O_RDONLY);
+    if (fd >= 0 && pread(fd, b, sizeof b, 4096) != sizeof b)
+        _exit(2);
 }
 
 /* Old interfaces, still exported and still used: exercised on purpose. */
@@ -176,6 +186,10 @@ int main(int argc, char **argv)
         _exit(5);
     if (strcmp(mode, "_Exit") == 0)
         _Exit(6);
+    if (strcmp(mode, "quick_exit") == 0) {
+        at_quick_exit(read_at_quick_exit);
+        quick_exit(7);
+    }
     if (strcmp(mode, "abort") == 0)
         abort();
     if (strcmp(mode, "segv") == 0)

@@ -6,15 +6,19 @@
  * fd_exhaustion rlimit_nofile rlimit_fsize handler_stdio environ
  * stderr_closed_reused stderr_plain stderr_closed_by_program
  * stderr_dup2_by_program stdout_dup2_by_program stdout_raw_dup2_by_program
- * proc_maps reopen_loop. */
+ * proc_maps reopen_loop closedir_reuse main_exit. */
 #define _GNU_SOURCE 1
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -189,6 +193,60 @@ static int dup2_same_site(const char *a, const char *b)
     return 0;
 }
 
+/* A directory the program opened itself, listed through fdopendir and
+ * rewound (glibc's own lseek), then closed by closedir (glibc's own
+ * close): the numbers it had go to a pipe and a socket pair, made by calls
+ * no wrapper sees, whose reads must not land on the directory. */
+static int closedir_reuse(const char *a)
+{
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", a);
+    int fd = open(dirname(dir), O_RDONLY | O_DIRECTORY);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d)
+        return 3;
+    int n = 0;
+    while (readdir(d))
+        n++;
+    rewinddir(d);
+    while (readdir(d))
+        n--;
+    closedir(d);
+    int p[2], sv[2];
+    if (n != 0 || pipe(p) != 0 || p[0] != fd)
+        return 4;
+    if (write(p[1], "0123456789", 10) != 10 || read(p[0], buf, 10) != 10)
+        return 5;
+    close(p[0]);
+    close(p[1]);
+    if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) != 0 || sv[0] != fd)
+        return 6;
+    if (write(sv[1], "abcd", 4) != 4 || read(sv[0], buf, 4) != 4)
+        return 7;
+    read_file(a, 3000);
+    printf("listed, rewound, closed; pipe and socket on fd %d\n", fd);
+    return 0;
+}
+
+/* After main's pthread_exit, the thread-group leader is a zombie and
+ * /proc/self no longer resolves: a file opened and read then must still
+ * be reported under its name. */
+static void *after_main(void *arg)
+{
+    char **files = arg;
+    char link[64];
+    for (int i = 0; i < 5000 && syscall(SYS_readlink, "/proc/self/exe", link, sizeof link) > 0;
+         i++)
+        usleep(1000);
+    read_file(files[0], 3000);
+    int fd = open(files[1], O_RDONLY);
+    if (fd < 0 || read(fd, buf, 4096) != 4096 || lseek(fd, 100, SEEK_SET) != 100)
+        exit(8);
+    printf("read after main exited\n");
+    fflush(stdout);
+    exit(0);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 4) {
@@ -214,6 +272,17 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "dup2_same_site") == 0)
         return dup2_same_site(a, b);
+    if (strcmp(mode, "closedir_reuse") == 0)
+        return closedir_reuse(a);
+    if (strcmp(mode, "main_exit") == 0) {
+        static char *files[2];
+        files[0] = (char *)a;
+        files[1] = (char *)b;
+        pthread_t t;
+        if (pthread_create(&t, NULL, after_main, files) != 0)
+            return 3;
+        pthread_exit(NULL);
+    }
     if (strcmp(mode, "fd_exhaustion") == 0)
         return exhaust(a, 0);
     if (strcmp(mode, "rlimit_nofile") == 0)

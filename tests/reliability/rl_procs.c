@@ -200,6 +200,21 @@ int main(int argc, char **argv)
             _exit(0);
         }
         wait_all();
+    } else if (strcmp(mode, "daemon_libc") == 0) {
+        /* glibc's daemon(): its parent ends in glibc's own _exit, its child
+         * finds /dev/null on 0-2 by glibc's own dup2 (stdin was C). The
+         * child reads B before daemon() and stdin and B after it. */
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+        if (fork() == 0) {
+            posix_read(b, 1000);
+            if (daemon(1, 0) != 0)
+                _exit(98);
+            if (read(0, buf, 100) != 0) /* /dev/null now */
+                _exit(99);
+            posix_read(b, 4000);
+            exit(0);
+        }
+        wait_all();
     } else {
         fprintf(stderr, "rl_procs: unknown mode %s\n", mode);
         return 2;

@@ -175,7 +175,15 @@ def procs(ctx, mode):
         argv = [ctx.prog("rl_procs"), "exec_chain", a, "0"]
     else:
         argv = [ctx.prog("rl_procs"), mode, a, b, c]
-    problems = ctx.check(f"procs.{mode}", argv)
+    if mode == "daemon_libc":
+        # stdin is C until daemon() puts /dev/null there: the daemon's read
+        # of fd 0 belongs to /dev/null, and C is read by the parent alone.
+        problems = ctx.check(f"procs.{mode}", argv, stdin=c,
+                             wanted=lambda p: ctx.is_data(p) or p == "/dev/null")
+        if not any(p == "/dev/null" and f["read_syscalls"] for (_, p), f in ctx.last_counts.items()):
+            problems.append("procs.daemon_libc: strace shows no read of /dev/null")
+    else:
+        problems = ctx.check(f"procs.{mode}", argv)
     reports, counts = ctx.last_reports, ctx.last_counts
     root = min(pid for pid, _ in counts)
     pids = sorted({r["pid"] for r in reports})
@@ -196,7 +204,7 @@ def procs(ctx, mode):
     if mode == "exec_failed" and len(per_pid.get(root, [])) != 2:
         problems.append(f"procs.exec_failed: {len(per_pid.get(root, []))} reports, expected 2 "
                         "(before the exec that failed, and at exit)")
-    if mode in ("fork", "_Fork", "daemon"):
+    if mode in ("fork", "_Fork", "daemon", "daemon_libc"):
         readers_b = {pid for (pid, path), f in counts.items() if path == b and f["read_syscalls"]}
         if root in readers_b or not readers_b:
             problems.append(f"procs.{mode}: B read by {readers_b} (expected a child only)")
@@ -205,8 +213,8 @@ def procs(ctx, mode):
 
 # --- 4. exit paths ------------------------------------------------------------
 
-EXIT_STATUS = {"return": 3, "exit": 4, "_exit": 5, "_Exit": 6, "abort": -6, "segv": -11,
-               "bus": -7, "fpe": -8, "sigterm": -15, "sigint": -2, "sigpipe": -13,
+EXIT_STATUS = {"return": 3, "exit": 4, "_exit": 5, "_Exit": 6, "quick_exit": 7, "abort": -6,
+               "segv": -11, "bus": -7, "fpe": -8, "sigterm": -15, "sigint": -2, "sigpipe": -13,
                "own_handler": 42, "ignored": 0, "sigsuspend": -15, "stack_overflow": -11}
 
 
@@ -358,6 +366,10 @@ def hostile(ctx, mode):
     if mode in ("close_range", "closefrom"):
         def wanted(p):
             return ctx.is_data(p) or p.startswith("pipe:")
+    if mode == "closedir_reuse":
+        # The directory itself: one lseek (rewinddir's), no read.
+        def wanted(p):
+            return ctx.is_data(p) or p == ctx.data or p.startswith(("pipe:", "socket:"))
     # handler_stdio: a handler's reads and lseeks are counted even when they
     # interrupt seektrace's own bookkeeping on the same thread (record.h):
     # every figure equals strace's, no deadlock, the program unchanged.
@@ -1005,7 +1017,7 @@ CASES = {
     "unsupported.static": unsupported_static,
 }
 for m in ("fork", "vfork", "vfork_dup2", "vfork_exec", "vfork_failed_exec", "posix_spawn",
-          "system", "popen", "exec_chain", "exec_failed", "daemon", "_Fork"):
+          "system", "popen", "exec_chain", "exec_failed", "daemon", "daemon_libc", "_Fork"):
     CASES[f"procs.{m}"] = (lambda m: lambda c: procs(c, m))(m)
 CASES["hostile.reopen_loop"] = reopen_loop
 CASES["own_reads.report"] = lambda c: own_reads(c, False)
@@ -1013,7 +1025,7 @@ CASES["own_reads.traced"] = lambda c: own_reads(c, True)
 for m in EXIT_STATUS:
     CASES[f"exit.{m}"] = (lambda m: lambda c: exit_case(c, m))(m)
 for m in ("close_range", "closefrom", "dup2_over_std", "dup2_same_site", "handler_stdio",
-          "environ"):
+          "environ", "closedir_reuse", "main_exit"):
     CASES[f"hostile.{m}"] = (lambda m: lambda c: hostile(c, m))(m)
 for m in ("stderr_closed_reused", "stderr_broken_pipe", "stderr_closed_by_program",
           "stderr_dup2_by_program"):
