@@ -11,7 +11,6 @@
  * at_quick_exit handlers: the report is one of them, registered at start-up
  * so that it runs last. */
 #define _GNU_SOURCE 1
-#include <dlfcn.h>
 #include <errno.h>
 #include <pty.h>
 #include <stdlib.h>
@@ -21,6 +20,7 @@
 #include "export.h"
 #include "fdtable.h"
 #include "lifecycle.h"
+#include "real.h"
 #include "thread_state.h"
 #include "warn.h"
 #include "wrappers.h"
@@ -57,10 +57,16 @@ static void std_replaced(int from)
     errno = e;
 }
 
-#define REAL(name, type)                                                             \
-    static __typeof__(type) real;                                                    \
-    if (!real)                                                                       \
-        *(void **)&real = dlsym(RTLD_NEXT, #name);                                   \
+typedef int (*daemon_fn)(int, int);
+typedef int (*login_tty_fn)(int);
+typedef pid_t (*forkpty_fn)(int *, char *, const struct termios *, const struct winsize *);
+ST_REAL_LAZY(daemon, daemon_fn)
+ST_REAL_LAZY(login_tty, login_tty_fn)
+ST_REAL_LAZY(forkpty, forkpty_fn)
+
+/* The real function, or ENOSYS when libc has none. */
+#define REAL_OR_ENOSYS(name)                                                         \
+    name##_fn real = get_##name();                                                   \
     if (!real) {                                                                     \
         errno = ENOSYS;                                                              \
         return -1;                                                                   \
@@ -69,7 +75,7 @@ static void std_replaced(int from)
 ST_EXPORT(int, daemon, (int nochdir, int noclose))
 {
     st_ensure_init();
-    REAL(daemon, int (*)(int, int))
+    REAL_OR_ENOSYS(daemon)
     in_daemon = 1;
     int r = real(nochdir, noclose); /* only the child returns, or a failed fork */
     in_daemon = 0;
@@ -81,7 +87,7 @@ ST_EXPORT(int, daemon, (int nochdir, int noclose))
 ST_EXPORT(int, login_tty, (int fd))
 {
     st_ensure_init();
-    REAL(login_tty, int (*)(int))
+    REAL_OR_ENOSYS(login_tty)
     int r = real(fd);
     if (r == 0)
         std_replaced(fd);
@@ -92,7 +98,7 @@ ST_EXPORT(pid_t, forkpty, (int *master, char *name, const struct termios *termp,
                            const struct winsize *winp))
 {
     st_ensure_init();
-    REAL(forkpty, pid_t (*)(int *, char *, const struct termios *, const struct winsize *))
+    REAL_OR_ENOSYS(forkpty)
     pid_t r = real(master, name, termp, winp);
     if (r == 0)
         std_replaced(-1);

@@ -15,7 +15,6 @@
  * _Fork (glibc 2.34) forks without running atfork handlers: the child is
  * made the owner of its accounts here instead. */
 #define _GNU_SOURCE 1
-#include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,23 +26,10 @@
 #include "export.h"
 #include "files.h"
 #include "lifecycle.h"
+#include "real.h"
 #include "registry_lock.h"
 #include "streams.h"
 #include "wrappers.h"
-
-/* The real functions, resolved on first use: an exec can come from another
- * library's constructor before ours has run. */
-#define REAL_FN(name, type)                                                          \
-    static type real_##name;                                                         \
-    static type get_##name(void)                                                     \
-    {                                                                                \
-        type f = __atomic_load_n(&real_##name, __ATOMIC_ACQUIRE);                    \
-        if (!f) {                                                                    \
-            *(void **)&f = dlsym(RTLD_NEXT, #name);                                  \
-            __atomic_store_n(&real_##name, f, __ATOMIC_RELEASE);                     \
-        }                                                                            \
-        return f;                                                                    \
-    }
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
@@ -51,13 +37,13 @@ typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
 typedef pid_t (*fork_fn)(void);
 
-REAL_FN(execve, execve_fn)
-REAL_FN(execv, execv_fn)
-REAL_FN(execvp, execv_fn)
-REAL_FN(execvpe, execve_fn)
-REAL_FN(fexecve, fexecve_fn)
-REAL_FN(execveat, execveat_fn)
-REAL_FN(_Fork, fork_fn)
+ST_REAL_LAZY(execve, execve_fn)
+ST_REAL_LAZY(execv, execv_fn)
+ST_REAL_LAZY(execvp, execv_fn)
+ST_REAL_LAZY(execvpe, execve_fn)
+ST_REAL_LAZY(fexecve, fexecve_fn)
+ST_REAL_LAZY(execveat, execveat_fn)
+ST_REAL_LAZY(_Fork, fork_fn)
 
 static int counts_any_activity(const struct st_counts *c)
 {

@@ -12,7 +12,6 @@
  * which closes nothing now. */
 #define _GNU_SOURCE 1
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -27,6 +26,7 @@
 #include "fdtable.h"
 #include "lifecycle.h"
 #include "proc_self.h"
+#include "real.h"
 #include "wrappers.h"
 
 typedef int (*close_range_fn)(unsigned int, unsigned int, int);
@@ -151,12 +151,14 @@ static int range_call(unsigned lo, unsigned hi, int flags, close_range_fn real_r
     return r;
 }
 
+ST_REAL_LAZY(close_range, close_range_fn)
+ST_REAL_LAZY(closefrom, closefrom_fn)
+ST_REAL_LAZY(closedir, closedir_fn)
+
 ST_EXPORT(int, close_range, (unsigned int lo, unsigned int hi, int flags))
 {
     st_ensure_init();
-    static close_range_fn real;
-    if (!real)
-        *(void **)&real = dlsym(RTLD_NEXT, "close_range");
+    close_range_fn real = get_close_range();
     if (!real) {
         errno = ENOSYS;
         return -1;
@@ -167,9 +169,7 @@ ST_EXPORT(int, close_range, (unsigned int lo, unsigned int hi, int flags))
 ST_EXPORT(void, closefrom, (int lo))
 {
     st_ensure_init();
-    static closefrom_fn real;
-    if (!real)
-        *(void **)&real = dlsym(RTLD_NEXT, "closefrom");
+    closefrom_fn real = get_closefrom();
     if (!real || lo < 0) {
         if (real)
             real(lo);
@@ -185,9 +185,7 @@ ST_EXPORT(void, closefrom, (int lo))
 ST_EXPORT(int, closedir, (DIR *dir))
 {
     st_ensure_init();
-    static closedir_fn real;
-    if (!real)
-        *(void **)&real = dlsym(RTLD_NEXT, "closedir");
+    closedir_fn real = get_closedir();
     if (!real) {
         errno = ENOSYS;
         return -1;

@@ -8,6 +8,7 @@
 #define SEEKTRACE_REAL_H
 
 #define _GNU_SOURCE 1
+#include <dlfcn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -53,6 +54,22 @@ struct st_real {
 };
 
 extern struct st_real st_real;
+
+/* The real function behind an interposed name kept out of struct st_real
+ * (its wrapper is rare or written by hand), resolved on first use: a call
+ * can come from another library's constructor before ours has run.
+ * get_<name>() returns it, NULL when libc has none. */
+#define ST_REAL_LAZY(name, type)                                                     \
+    static type real_##name;                                                         \
+    static type get_##name(void)                                                     \
+    {                                                                                \
+        type f = __atomic_load_n(&real_##name, __ATOMIC_ACQUIRE);                    \
+        if (!f) {                                                                    \
+            *(void **)&f = dlsym(RTLD_NEXT, #name);                                  \
+            __atomic_store_n(&real_##name, f, __ATOMIC_RELEASE);                     \
+        }                                                                            \
+        return f;                                                                    \
+    }
 
 /* Resolves every pointer; safe to call more than once. Returns the number
  * of names libc does not have (older glibc: e.g. preadv64v2). */

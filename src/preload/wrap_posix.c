@@ -200,16 +200,20 @@ static void note_dir_lseek(DIR *dir, long pos)
     st_desc_set(e->desc, pos);
 }
 
+typedef void (*rewinddir_fn)(DIR *);
+typedef void (*seekdir_fn)(DIR *, long);
+ST_REAL_LAZY(rewinddir, rewinddir_fn)
+ST_REAL_LAZY(seekdir, seekdir_fn)
+
 #define DIR_SEEK(name, params, args, pos)                                            \
     ST_EXPORT(void, name, params)                                                    \
     {                                                                                \
         st_ensure_init();                                                            \
-        static void(*real) params;                                                   \
+        name##_fn real = get_##name();                                               \
         if (!real)                                                                   \
-            *(void **)&real = dlsym(RTLD_NEXT, #name);                               \
-        if (real)                                                                    \
-            real args;                                                               \
-        if (real && dir)                                                             \
+            return;                                                                  \
+        real args;                                                                   \
+        if (dir)                                                                     \
             AFTER(note_dir_lseek(dir, pos));                                         \
     }
 DIR_SEEK(rewinddir, (DIR *dir), (dir), 0)
