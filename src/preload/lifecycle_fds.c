@@ -192,9 +192,12 @@ ST_EXPORT(int, closedir, (DIR *dir))
     }
     int fd = dir ? dirfd(dir) : -1;
     int r = real(dir);
-    if (fd >= 0) {
+    /* glibc closes it whatever closedir returns. One opendir opened is not
+     * in the table (unless a rewinddir looked it up): nothing to forget,
+     * and the fast paths, which any change to the table resets, keep on. */
+    if (fd >= 0 && st_fd_peek(fd)) {
         int e = errno;
-        st_fd_closed(fd); /* glibc closes it whatever closedir returns */
+        st_fd_closed(fd);
         errno = e;
     }
     return r;
