@@ -37,8 +37,9 @@ static const char usage[] =
     "report over them all: a line per process and their reads merged by file.\n"
     "\n"
     "  --trace DIR        keep the traces in DIR (created if needed; must hold no\n"
-    "                     traces yet). Without it a temporary directory is used and\n"
-    "                     removed afterwards.\n"
+    "                     traces yet; a DIR of mode 1777 lets processes that switch\n"
+    "                     user write there too). Without it a private temporary\n"
+    "                     directory is used and removed afterwards.\n"
     "  --output FILE, -o  write the report to FILE instead of stderr\n"
     "  --json             the report as JSON (seektrace.report/1 for one process,\n"
     "                     seektrace.merged/1 for several)\n"
@@ -329,7 +330,12 @@ int cmd_run(int argc, char **argv)
     if (asprintf(&reports, "%s/reports", dir) < 0 ||
         asprintf(&report_pattern, "%s/%%p.json", reports) < 0)
         tool_bad_input("out of memory");
-    mkdir(reports, 0700);
+    /* As open as the directory given: one the user made writable for all
+     * (mode 1777) lets a process that switched user (su, setpriv) write its
+     * report too. */
+    struct stat dst;
+    if (mkdir(reports, 0700) == 0 && stat(dir, &dst) == 0 && (dst.st_mode & 07777) != 0700)
+        chmod(reports, dst.st_mode & 07777); /* mkdir's mode passes through the umask */
 
     fflush(NULL);
     int ready[2];
@@ -389,8 +395,9 @@ int cmd_run(int argc, char **argv)
     close(out);
     int check_rc = 0;
     if (!has_traces(dir)) {
-        tool_warn("no process wrote a trace: %s made no file reads seektrace could see%s", cmd[0],
-                  exe && preload_ignored(exe, why, sizeof why, 0) ? " (see above)" : "");
+        if (!quiet)
+            tool_warn("no process wrote a trace: %s made no file reads seektrace could see%s",
+                      cmd[0], exe && preload_ignored(exe, why, sizeof why, 0) ? " (see above)" : "");
     } else {
         struct inputs in;
         char *args[] = {dir};

@@ -386,6 +386,34 @@ def case_run_exit_status(ctx):
     expect("already holds traces" in err, err)
 
 
+def case_run_switch_user(ctx):
+    """-q says nothing when no process read a file; a --trace directory of
+    mode 1777 gives its reports directory the same mode, so a process that
+    switched user (as root: setpriv to nobody) writes its trace and report
+    there instead of warning on the program's stderr."""
+    _, err = ctx.st("run", "-q", "--", "false", rc=1)
+    expect(err == "", f"-q printed {err!r}")
+    # Under /tmp itself: nobody must be able to reach it.
+    d = tempfile.mkdtemp(prefix="seektrace-switch-")
+    try:
+        os.chmod(d, 0o1777)
+        setpriv = shutil.which("setpriv")
+        cmd = ["cat", "/etc/passwd"]
+        if os.geteuid() == 0 and setpriv:
+            cmd = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
+        _, err = ctx.st("run", "-q", "--trace", d, "--", *cmd)
+        expect(err == "", f"stderr {err!r}")
+        reports = os.path.join(d, "reports")
+        mode = os.stat(reports).st_mode & 0o7777
+        expect(mode == 0o1777, f"reports mode {mode:o}")
+        owners = {os.stat(os.path.join(reports, r)).st_uid for r in os.listdir(reports)}
+        if cmd[0] == setpriv:
+            expect(65534 in owners, f"no report written as nobody: owners {owners}")
+        expect(any(t.startswith("cat.") for t in os.listdir(d)), f"no trace from cat: {os.listdir(d)}")
+    finally:
+        shutil.rmtree(d, ignore_errors=True)
+
+
 def case_run_static(ctx):
     if not ctx.a.static:
         raise SystemExit(77)
