@@ -68,15 +68,44 @@ struct st_file *st_file_get(const char *path)
     return f;
 }
 
+static __thread const char *name_hint __attribute__((tls_model("initial-exec")));
+
+void st_file_name_hint(const char *path)
+{
+    name_hint = path;
+}
+
+/* The hint as an absolute name in name; 0 when there is none. */
+static int name_from_hint(char *name, size_t size)
+{
+    const char *h = name_hint;
+    if (!h || !*h)
+        return 0;
+    size_t at = 0;
+    if (h[0] != '/') {
+        long n = syscall(SYS_getcwd, name, size); /* the length, its NUL included */
+        if (n <= 1 || name[0] != '/')
+            return 0;
+        at = (size_t)n - 1;
+        if (at > 1)
+            name[at++] = '/';
+    }
+    size_t len = strlen(h);
+    if (at + len >= size)
+        return 0;
+    memcpy(name + at, h, len + 1);
+    return 1;
+}
+
 struct st_file *st_file_of_fd(int fd)
 {
     char link[32], name[4096];
     snprintf(link, sizeof link, "fd/%d", fd);
     long n = st_proc_readlink(link, name, sizeof name - 1);
-    if (n <= 0)
-        snprintf(name, sizeof name, "fd:%d", fd);
-    else
+    if (n > 0)
         name[n] = '\0';
+    else if (!name_from_hint(name, sizeof name))
+        snprintf(name, sizeof name, "fd:%d", fd);
     return st_file_get(name);
 }
 

@@ -44,6 +44,12 @@ struct st_file *st_file_get(const char *path);
 /* The record for whatever fd refers to now (readlink of /proc/self/fd/N). */
 struct st_file *st_file_of_fd(int fd);
 
+/* The name the program gave for the file this thread is opening (open,
+ * fopen), or NULL: what st_file_of_fd names it when /proc cannot (not
+ * mounted), made absolute against the working directory when relative.
+ * Without it such files are "fd:N", and files reusing a number merge. */
+void st_file_name_hint(const char *path);
+
 /* Counts for the program's own calls on f at the current call site (NULL
  * when out of memory). */
 static inline struct st_counts *st_file_direct(struct st_file *f)

@@ -36,10 +36,10 @@ int st_real_resolve(void)
 #undef POSIX_READ
 #undef POSIX_SEEK
 #undef POSIX_DUP
-#define OPEN(name, type, params, args, path, flags) RESOLVE(name)
+#define OPEN(name, type, params, args, dir, path, flags) RESOLVE(name)
 #include "wrap_open.def"
 #undef OPEN
-#define OPEN2(name, params, args) RESOLVE(name)
+#define OPEN2(name, params, args, dir, path) RESOLVE(name)
 #include "wrap_open2.def"
 #undef OPEN2
     RESOLVE(fopen) RESOLVE(fopen64) RESOLVE(fdopen) RESOLVE(freopen) RESOLVE(freopen64)

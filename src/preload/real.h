@@ -27,10 +27,10 @@ struct st_real {
 #undef POSIX_READ
 #undef POSIX_SEEK
 #undef POSIX_DUP
-#define OPEN(name, type, params, args, path, flags) __typeof__(type) name;
+#define OPEN(name, type, params, args, dir, path, flags) __typeof__(type) name;
 #include "wrap_open.def"
 #undef OPEN
-#define OPEN2(name, params, args) int (*name) params;
+#define OPEN2(name, params, args, dir, path) int (*name) params;
 #include "wrap_open2.def"
 #undef OPEN2
     /* The rest are interposed by hand (their bodies differ). */

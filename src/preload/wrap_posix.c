@@ -132,9 +132,13 @@ static void note_lseek(int fd, off64_t r)
 #undef POSIX_SEEK
 #undef POSIX_DUP
 
-static void note_open(int fd)
+/* dir and path: the file as the program named it, the name given when
+ * /proc cannot give one (files.h). */
+static void note_open(int fd, int dir, const char *path)
 {
+    st_file_name_hint(dir == AT_FDCWD || (path && path[0] == '/') ? path : NULL);
     st_fd_opened(fd, 1);
+    st_file_name_hint(NULL);
     const struct st_fd *e = st_fd_get(fd);
     struct st_counts *c = e ? st_file_direct(e->file) : NULL;
     if (c)
@@ -145,7 +149,7 @@ static void note_open(int fd)
 #define STRIP(...) __VA_ARGS__
 
 /* The mode argument exists only when the flags create a file. */
-#define OPEN(name, type, params, args, path, flags)                                  \
+#define OPEN(name, type, params, args, dir, path, flags)                             \
     ST_EXPORT(int, name, (STRIP params, ...))                                        \
     {                                                                                \
         st_ensure_init();                                                            \
@@ -158,19 +162,19 @@ static void note_open(int fd)
         }                                                                            \
         int r = REAL(name)(STRIP args, mode);                                        \
         if (r >= 0)                                                                  \
-            AFTER(note_open(r));                                                     \
+            AFTER(note_open(r, dir, path));                                          \
         return r;                                                                    \
     }
 #include "wrap_open.def"
 #undef OPEN
 
-#define OPEN2(name, params, args)                                                    \
+#define OPEN2(name, params, args, dir, path)                                         \
     ST_EXPORT(int, name, params)                                                     \
     {                                                                                \
         st_ensure_init();                                                            \
         int r = REAL(name) args;                                                     \
         if (r >= 0)                                                                  \
-            AFTER(note_open(r));                                                     \
+            AFTER(note_open(r, dir, path));                                          \
         return r;                                                                    \
     }
 #include "wrap_open2.def"

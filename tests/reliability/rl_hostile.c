@@ -6,7 +6,7 @@
  * fd_exhaustion rlimit_nofile rlimit_fsize handler_stdio environ
  * stderr_closed_reused stderr_plain stderr_closed_by_program
  * stderr_dup2_by_program stdout_dup2_by_program stdout_raw_dup2_by_program
- * proc_maps reopen_loop closedir_reuse main_exit. */
+ * proc_maps reopen_loop closedir_reuse main_exit no_proc. */
 #define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
@@ -228,6 +228,33 @@ static int closedir_reuse(const char *a)
     return 0;
 }
 
+/* Run where /proc is not mounted: A by open() with a name relative to the
+ * working directory, B through fopen, then A again by openat: all three
+ * on descriptor 3 in turn, so the names the program gave are all that
+ * tells them apart. */
+static int no_proc(const char *a, const char *b)
+{
+    char dir[4096], base[4096];
+    snprintf(dir, sizeof dir, "%s", a);
+    snprintf(base, sizeof base, "%s", a);
+    if (chdir(dirname(dir)) != 0)
+        return 3;
+    int fd = open(basename(base), O_RDONLY);
+    if (fd != 3 || read(fd, buf, 1000) != 1000)
+        return 4;
+    close(fd);
+    FILE *f = fopen(b, "r");
+    if (!f || fileno(f) != 3 || fread(buf, 1, 3000, f) != 3000)
+        return 5;
+    fclose(f);
+    fd = openat(AT_FDCWD, a, O_RDONLY);
+    if (fd != 3 || pread(fd, buf, 500, 100) != 500)
+        return 6;
+    close(fd);
+    printf("read A, B and A on descriptor 3\n");
+    return 0;
+}
+
 /* After main's pthread_exit, the thread-group leader is a zombie and
  * /proc/self no longer resolves: a file opened and read then must still
  * be reported under its name. */
@@ -274,6 +301,8 @@ int main(int argc, char **argv)
         return dup2_same_site(a, b);
     if (strcmp(mode, "closedir_reuse") == 0)
         return closedir_reuse(a);
+    if (strcmp(mode, "no_proc") == 0)
+        return no_proc(a, b);
     if (strcmp(mode, "main_exit") == 0) {
         static char *files[2];
         files[0] = (char *)a;

@@ -376,6 +376,29 @@ def hostile(ctx, mode):
     return ctx.check(f"hostile.{mode}", argv, wanted=wanted)
 
 
+def no_proc(ctx):
+    """Where /proc is not mounted (a mount namespace without it), files are
+    named by the names the program gave to open and fopen: three files in
+    turn on one descriptor stay apart, each equal to strace's figures
+    (strace, outside the namespace, still reads /proc)."""
+    if os.environ.get("SEEKTRACE_TEST_PRELOAD_PREFIX"):
+        print("SKIP: the sanitizer runtime needs /proc/self/maps to start")
+        return None
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", "umount -l /proc"],
+                           capture_output=True)
+    if probe.returncode != 0:
+        print(f"SKIP: no mount namespace here ({probe.stderr.decode()[:200].strip()})")
+        return None
+    argv = ["unshare", "-m", "sh", "-c", 'umount -l /proc && exec "$0" "$@"',
+            ctx.prog("rl_hostile"), "no_proc", ctx.files["A"], ctx.files["B"]]
+    problems = ctx.check("hostile.no_proc", argv)
+    paths = {p for r in ctx.last_reports for p in (f["path"] for f in r["files"])}
+    for want in (ctx.files["A"], ctx.files["B"]):
+        if want not in paths:
+            problems.append(f"hostile.no_proc: no report names {want} ({sorted(paths)})")
+    return problems
+
+
 def own_reads(ctx, traced):
     """The library's own reads must not land on a file the program reads:
     a program reading /proc/self/maps has the same figures for it as
@@ -1020,6 +1043,7 @@ for m in ("fork", "vfork", "vfork_dup2", "vfork_exec", "vfork_failed_exec", "pos
           "system", "popen", "exec_chain", "exec_failed", "daemon", "daemon_libc", "_Fork"):
     CASES[f"procs.{m}"] = (lambda m: lambda c: procs(c, m))(m)
 CASES["hostile.reopen_loop"] = reopen_loop
+CASES["hostile.no_proc"] = no_proc
 CASES["own_reads.report"] = lambda c: own_reads(c, False)
 CASES["own_reads.traced"] = lambda c: own_reads(c, True)
 for m in EXIT_STATUS:
