@@ -21,9 +21,7 @@ static unsigned hash_of_cell(const void *entry)
     return hash(c->owner, c->site);
 }
 
-static void *first_buckets[ST_CHAINS_FIRST];
-static struct st_chains cells = ST_CHAINS_INIT(cells, first_buckets, 1u << 18, struct st_cell,
-                                               hash_of_cell);
+ST_CHAINS_DEFINE(cells, 1u << 18, struct st_cell, hash_of_cell);
 
 static struct st_cell *lookup(const void *owner, const struct st_site *site, unsigned h)
 {

@@ -50,16 +50,16 @@ static struct st_desc *new_desc(int64_t offset)
     return d;
 }
 
-void st_fd_opened(int fd, int offset_known)
+void st_fd_opened(int fd, const char *name)
 {
-    struct st_desc *d = new_desc(offset_known ? 0 : -1);
+    struct st_desc *d = new_desc(0);
     if (d)
-        publish(fd, st_file_of_fd(fd), d);
+        publish(fd, st_file_of_fd(fd, name), d);
 }
 
 void st_fd_refresh(int fd)
 {
-    struct st_file *f = st_file_of_fd(fd);
+    struct st_file *f = st_file_of_fd(fd, NULL);
     const struct st_fd *e = st_fd_peek(fd);
     if (e && e->file == f)
         return;
@@ -93,6 +93,6 @@ const struct st_fd *st_fd_get_slow(int fd)
     struct st_desc *d = new_desc(-1);
     if (!d)
         return NULL;
-    publish(fd, st_file_of_fd(fd), d);
+    publish(fd, st_file_of_fd(fd, NULL), d);
     return __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE);
 }

@@ -31,8 +31,9 @@ extern struct st_fd **st_fd_table;
  * table holds while this has not moved. */
 extern unsigned st_fd_generation;
 
-/* fd was just opened on a new description at offset 0 (or unknown). */
-void st_fd_opened(int fd, int offset_known);
+/* fd was just opened on a new description at offset 0; name: what the
+ * program called the file, or NULL (st_file_of_fd). */
+void st_fd_opened(int fd, const char *name);
 /* fd was opened where we could not see: look its name up again, keeping
  * what we know of its offset only if it still names the same file. */
 void st_fd_refresh(int fd);

@@ -29,9 +29,7 @@ static unsigned hash_of_file(const void *entry)
     return hash_path(((const struct st_file *)entry)->path);
 }
 
-static void *first_buckets[ST_CHAINS_FIRST];
-static struct st_chains files = ST_CHAINS_INIT(files, first_buckets, 1u << 18, struct st_file,
-                                               hash_of_file);
+ST_CHAINS_DEFINE(files, 1u << 18, struct st_file, hash_of_file);
 
 static struct st_file *lookup(const char *path, unsigned h)
 {
@@ -68,21 +66,13 @@ struct st_file *st_file_get(const char *path)
     return f;
 }
 
-static __thread const char *name_hint __attribute__((tls_model("initial-exec")));
-
-void st_file_name_hint(const char *path)
+/* given made absolute, in name; 0 when there is none. */
+static int absolute_name(const char *given, char *name, size_t size)
 {
-    name_hint = path;
-}
-
-/* The hint as an absolute name in name; 0 when there is none. */
-static int name_from_hint(char *name, size_t size)
-{
-    const char *h = name_hint;
-    if (!h || !*h)
+    if (!given || !*given)
         return 0;
     size_t at = 0;
-    if (h[0] != '/') {
+    if (given[0] != '/') {
         long n = syscall(SYS_getcwd, name, size); /* the length, its NUL included */
         if (n <= 1 || name[0] != '/')
             return 0;
@@ -90,21 +80,21 @@ static int name_from_hint(char *name, size_t size)
         if (at > 1)
             name[at++] = '/';
     }
-    size_t len = strlen(h);
+    size_t len = strlen(given);
     if (at + len >= size)
         return 0;
-    memcpy(name + at, h, len + 1);
+    memcpy(name + at, given, len + 1);
     return 1;
 }
 
-struct st_file *st_file_of_fd(int fd)
+struct st_file *st_file_of_fd(int fd, const char *given)
 {
     char link[32], name[4096];
     snprintf(link, sizeof link, "fd/%d", fd);
     long n = st_proc_readlink(link, name, sizeof name - 1);
     if (n > 0)
         name[n] = '\0';
-    else if (!name_from_hint(name, sizeof name))
+    else if (!absolute_name(given, name, sizeof name))
         snprintf(name, sizeof name, "fd:%d", fd);
     return st_file_get(name);
 }

@@ -41,14 +41,12 @@ struct st_file {
 /* Finds or creates the record for a kernel name; NULL when out of memory. */
 struct st_file *st_file_get(const char *path);
 
-/* The record for whatever fd refers to now (readlink of /proc/self/fd/N). */
-struct st_file *st_file_of_fd(int fd);
-
-/* The name the program gave for the file this thread is opening (open,
- * fopen), or NULL: what st_file_of_fd names it when /proc cannot (not
- * mounted), made absolute against the working directory when relative.
- * Without it such files are "fd:N", and files reusing a number merge. */
-void st_file_name_hint(const char *path);
+/* The record for whatever fd refers to now (its link under /proc). name:
+ * what the program called the file it has just opened on fd (open, fopen),
+ * or NULL; the name used, made absolute against the working directory,
+ * when /proc cannot tell (not mounted). Without one such a file is "fd:N",
+ * and files that reuse a number merge. */
+struct st_file *st_file_of_fd(int fd, const char *name);
 
 /* Counts for the program's own calls on f at the current call site (NULL
  * when out of memory). */

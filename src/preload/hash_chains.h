@@ -46,6 +46,12 @@ struct st_chains {
      .link = offsetof(type, hash_next),                                              \
      .hash = hash_fn}
 
+/* Defines the table `name`, with first buckets of its own. */
+#define ST_CHAINS_DEFINE(name, max_buckets, type, hash_fn)                           \
+    static void *name##_first_buckets[ST_CHAINS_FIRST];                              \
+    static struct st_chains name =                                                   \
+        ST_CHAINS_INIT(name, name##_first_buckets, max_buckets, type, hash_fn)
+
 /* The first entry of the chain `hash` falls in; NULL for none. */
 static inline void *st_chains_first(struct st_chains *t, unsigned hash)
 {

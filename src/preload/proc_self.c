@@ -35,7 +35,14 @@ int st_proc_open(const char *rest, int flags)
 
 const char *st_proc_exe(void)
 {
-    return syscall(SYS_faccessat, AT_FDCWD, "/proc/thread-self/exe", F_OK, 0) == 0
-               ? "/proc/thread-self/exe"
-               : "/proc/self/exe";
+    /* Whether the kernel has /proc/thread-self does not change: asked once. */
+    static const char *exe;
+    const char *e = __atomic_load_n(&exe, __ATOMIC_ACQUIRE);
+    if (!e) {
+        e = syscall(SYS_faccessat, AT_FDCWD, "/proc/thread-self/exe", F_OK, 0) == 0
+                ? "/proc/thread-self/exe"
+                : "/proc/self/exe";
+        __atomic_store_n(&exe, e, __ATOMIC_RELEASE);
+    }
+    return e;
 }

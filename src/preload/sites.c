@@ -84,9 +84,7 @@ static unsigned hash_of_site(const void *entry)
     return hash_frames(s->frames, s->nframes);
 }
 
-static void *first_buckets[ST_CHAINS_FIRST];
-static struct st_chains sites = ST_CHAINS_INIT(sites, first_buckets, 1u << 16, struct st_site,
-                                               hash_of_site);
+ST_CHAINS_DEFINE(sites, 1u << 16, struct st_site, hash_of_site);
 
 static struct st_site *lookup(const uintptr_t *frames, int n, unsigned h)
 {
@@ -121,10 +119,11 @@ static struct st_site *intern(const uintptr_t *frames, int n)
     return s;
 }
 
-/* One walk up the stack: skips the runtime's frames; keeps the first frame outside the runtime and the callers above
- * it that are not the runtime's (libc's start-up code above main, qsort
- * between a comparator and its caller), and stops as soon as it has `want`:
- * the rest of the stack is never unwound. */
+/* One walk up the stack: skips the runtime's frames; keeps the first frame
+ * outside the runtime and the callers above it that are not the runtime's
+ * (libc's start-up code above main, qsort between a comparator and its
+ * caller), and stops as soon as it has `want`: the rest of the stack is
+ * never unwound. */
 struct walk {
     uintptr_t *out;
     int n, want, visited;
@@ -250,8 +249,8 @@ static _Unwind_Reason_Code walk_frame(struct _Unwind_Context *ctx, void *arg)
  * which takes two descriptors the program would see and shows in strace as
  * reads and writes of ours. This one only reads .eh_frame.
  * The site of the current stack: its first frame outside the runtime and
- * the callers above it; NULL if there is none. When rec is given, the walk is recorded into
- * it and, if it can be, remembered. */
+ * the callers above it; NULL if there is none. When rec is given, the walk
+ * is recorded into it and, if it can be, remembered. */
 __attribute__((noinline)) static struct st_site *walk_stack(struct chain *rec)
 {
     uintptr_t frames[ST_MAX_FRAMES];

@@ -37,9 +37,7 @@ static unsigned hash_of_slot(const void *entry)
     return hash_ptr(((const struct slot *)entry)->key);
 }
 
-static void *first_buckets[ST_CHAINS_FIRST];
-static struct st_chains slots = ST_CHAINS_INIT(slots, first_buckets, 1u << 16, struct slot,
-                                               hash_of_slot);
+ST_CHAINS_DEFINE(slots, 1u << 16, struct slot, hash_of_slot);
 
 static struct slot *find(FILE *fp)
 {
@@ -149,13 +147,14 @@ void st_stream_retire(struct st_stream *s)
     st_self.busy--;
 }
 
-static struct st_stream *bind(FILE *fp, enum how how)
+/* name: an OPENED stream's file, as fopen was given it (or NULL). */
+static struct st_stream *bind(FILE *fp, enum how how, const char *name)
 {
     int fd = fp->_fileno;
     if (fd < 0)
         return NULL;
     if (how == OPENED)
-        st_fd_opened(fd, 1);      /* fopen: a new description at offset 0 */
+        st_fd_opened(fd, name);   /* fopen: a new description at offset 0 */
     else if (how == DISCOVERED)
         st_fd_refresh(fd);        /* opened behind our back: name it afresh */
     const struct st_fd *e = st_fd_get(fd); /* fdopen: the fd as we know it */
@@ -195,7 +194,7 @@ __attribute__((noinline)) static struct st_stream *stream_of_slow(FILE *fp, unsi
         return NULL;
     struct slot *sl = find(fp);
     struct st_stream *s = sl ? __atomic_load_n(&sl->stream, __ATOMIC_ACQUIRE) : NULL;
-    if (!s && (s = bind(fp, DISCOVERED)) == NULL)
+    if (!s && (s = bind(fp, DISCOVERED, NULL)) == NULL)
         return NULL;
     t->cached_fp = fp;
     t->cached_stream = s;
@@ -223,7 +222,7 @@ __attribute__((noinline)) static struct st_stream *stream_current_slow(FILE *fp,
     if (!e || e->file != s->file || s->fd != fp->_fileno) {
         /* Rebound: not cached until a later call finds it current. */
         st_stream_closed(s);
-        return bind(fp, DISCOVERED);
+        return bind(fp, DISCOVERED, NULL);
     }
     t->current_fp = fp;
     t->current_stream = s;
@@ -247,12 +246,12 @@ struct st_stream *st_stream_current(FILE *fp)
     return stream_current_slow(fp, now, gen);
 }
 
-struct st_stream *st_stream_opened(FILE *fp, int new_description)
+struct st_stream *st_stream_opened(FILE *fp, const char *name)
 {
     struct slot *sl = find(fp);
     if (sl && __atomic_load_n(&sl->stream, __ATOMIC_ACQUIRE))
         st_stream_closed(__atomic_load_n(&sl->stream, __ATOMIC_ACQUIRE));
-    return bind(fp, new_description ? OPENED : ADOPTED);
+    return bind(fp, name ? OPENED : ADOPTED, name);
 }
 
 void st_stream_closed(struct st_stream *s)

@@ -67,9 +67,10 @@ extern unsigned st_stream_epoch;
  * a file descriptor or cannot be tracked. Lock-free when already bound. */
 struct st_stream *st_stream_of(FILE *fp);
 
-/* fp was just opened: bind a fresh record. new_description is true for
- * fopen/freopen (a new open file at offset 0), false for fdopen. */
-struct st_stream *st_stream_opened(FILE *fp, int new_description);
+/* fp was just opened: bind a fresh record. name: the file fopen or
+ * freopen opened (a new open file at offset 0, st_file_of_fd); NULL for
+ * fdopen and freopen(NULL, ...), which keep the descriptor as it was. */
+struct st_stream *st_stream_opened(FILE *fp, const char *name);
 
 /* The stream at fp, checked against what its fd names now: a program that
  * dup2()s another file onto a stream's fd (or closes it and opens another)

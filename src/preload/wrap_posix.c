@@ -132,13 +132,11 @@ static void note_lseek(int fd, off64_t r)
 #undef POSIX_SEEK
 #undef POSIX_DUP
 
-/* dir and path: the file as the program named it, the name given when
- * /proc cannot give one (files.h). */
+/* dir and path: the file as the program named it, the name used when
+ * /proc cannot give one (files.h); not when relative to another directory. */
 static void note_open(int fd, int dir, const char *path)
 {
-    st_file_name_hint(dir == AT_FDCWD || (path && path[0] == '/') ? path : NULL);
-    st_fd_opened(fd, 1);
-    st_file_name_hint(NULL);
+    st_fd_opened(fd, dir == AT_FDCWD || (path && path[0] == '/') ? path : NULL);
     const struct st_fd *e = st_fd_get(fd);
     struct st_counts *c = e ? st_file_direct(e->file) : NULL;
     if (c)

@@ -14,7 +14,6 @@
 #include "bufsize.h"
 #include "export.h"
 #include "fdtable.h"
-#include "files.h"
 #include "infer.h"
 #include "ledger.h"
 #include "ops.h"
@@ -248,10 +247,10 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
 #include "wrap_scanf_stdin.def"
 #undef SCANF_STDIN
 
-/* Opening: the new stream is bound to a fresh record (or, for fdopen, to
- * what we know of its fd); path, the name given when /proc cannot give
- * one (files.h). */
-#define OPEN_STREAM(name, params, args, mode, new_description, path)                 \
+/* Opening: the new stream is bound to a fresh record, of the file named
+ * path; for fdopen and freopen(NULL, ...), path NULL, to what we know of
+ * its fd. */
+#define OPEN_STREAM(name, params, args, mode, path)                                  \
     ST_EXPORT(FILE *, name, params)                                                  \
     {                                                                                \
         st_ensure_init();                                                            \
@@ -260,11 +259,9 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
         int e = errno;                                                               \
         if (began && fp) {                                                           \
             st_self.busy++;                                                          \
-            st_file_name_hint(path);                                                 \
-            struct st_stream *s = st_stream_opened(fp, new_description);             \
-            st_file_name_hint(NULL);                                                 \
+            struct st_stream *s = st_stream_opened(fp, path);                        \
             st_bufsize_apply(fp, s);                                                 \
-            st_op_open(s, mode, new_description);                                    \
+            st_op_open(s, mode, path != NULL);                                       \
             struct st_counts *c = s ? st_stream_counts(s) : NULL;                    \
             if (c)                                                                   \
                 st_add(&c->by_call[ST_CALL_FOPEN].calls, 1);                         \
@@ -275,11 +272,11 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
         errno = e;                                                                   \
         return fp;                                                                   \
     }
-OPEN_STREAM(fopen, (const char *p, const char *m), (p, m), m, 1, p)
-OPEN_STREAM(fopen64, (const char *p, const char *m), (p, m), m, 1, p)
-OPEN_STREAM(fdopen, (int fd, const char *m), (fd, m), m, 0, NULL)
-OPEN_STREAM(freopen, (const char *p, const char *m, FILE *f), (p, m, f), m, p != NULL, p)
-OPEN_STREAM(freopen64, (const char *p, const char *m, FILE *f), (p, m, f), m, p != NULL, p)
+OPEN_STREAM(fopen, (const char *p, const char *m), (p, m), m, p)
+OPEN_STREAM(fopen64, (const char *p, const char *m), (p, m), m, p)
+OPEN_STREAM(fdopen, (int fd, const char *m), (fd, m), m, NULL)
+OPEN_STREAM(freopen, (const char *p, const char *m, FILE *f), (p, m, f), m, p)
+OPEN_STREAM(freopen64, (const char *p, const char *m, FILE *f), (p, m, f), m, p)
 #undef OPEN_STREAM
 
 /* Buffer choice: remember what the program asked for, because glibc's
