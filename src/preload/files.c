@@ -145,17 +145,38 @@ struct st_file *st_files_first(void)
     return __atomic_load_n(&all_files, __ATOMIC_ACQUIRE);
 }
 
-void st_files_reset(void)
+/* Word by word: other threads may be counting meanwhile (a failed exec). */
+static void zero_counts(struct st_counts *c)
+{
+    uint64_t *w = (uint64_t *)c;
+    for (size_t i = 0; i < sizeof *c / sizeof *w; i++)
+        __atomic_store_n(&w[i], 0, __ATOMIC_RELAXED);
+}
+
+static void zero_cells(struct st_cell *c)
+{
+    for (; c; c = c->next_of_owner)
+        zero_counts(&c->counts);
+}
+
+void st_files_zero_counts(void)
 {
     for (struct st_file *f = st_files_first(); f; f = f->next_all) {
-        for (struct st_cell *c = f->direct_cells; c; c = c->next_of_owner)
-            memset(&c->counts, 0, sizeof c->counts);
+        zero_cells(__atomic_load_n(&f->direct_cells, __ATOMIC_ACQUIRE));
+        __atomic_store_n(&f->in_handler.read_syscalls, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&f->in_handler.kernel_read_bytes, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&f->in_handler.lseek_syscalls, 0, __ATOMIC_RELAXED);
         for (struct st_stream *s = f->streams; s; s = s->next_in_file) {
-            for (struct st_cell *c = s->cells; c; c = c->next_of_owner)
-                memset(&c->counts, 0, sizeof c->counts);
+            zero_cells(__atomic_load_n(&s->cells, __ATOMIC_ACQUIRE));
             s->folded_whatif_predicted = s->folded_whatif_recorded = 0;
         }
-        memset(&f->in_handler, 0, sizeof f->in_handler);
+    }
+}
+
+void st_files_reset(void)
+{
+    st_files_zero_counts();
+    for (struct st_file *f = st_files_first(); f; f = f->next_all) {
         st_ranges_clear(&f->ranges);
         f->ranges_lock.locked = 0;
         __atomic_add_fetch(&f->ranges_generation, 1, __ATOMIC_RELEASE);

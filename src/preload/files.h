@@ -75,7 +75,12 @@ static inline uint64_t st_file_note_range(struct st_file *f, uint64_t offset, ui
 /* Every file record, oldest first is not promised. */
 struct st_file *st_files_first(void);
 
-/* After fork: the child starts with empty accounts. */
+/* Zeroes every counter of every file, stream and site; the ranges read so
+ * far are kept. Safe while other threads count (an increment made in that
+ * instant may be lost). */
+void st_files_zero_counts(void);
+
+/* After fork, in the child (one thread): empty accounts, no ranges. */
 void st_files_reset(void);
 
 #endif

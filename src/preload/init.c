@@ -12,7 +12,6 @@
 
 #include "config.h"
 #include "exit_report.h"
-#include "files.h"
 #include "infer.h"
 #include "lifecycle.h"
 #include "real.h"
@@ -50,14 +49,6 @@ static void after_fork_parent(void)
         st_report_at_exit();
 }
 
-/* The child inherits our accounts; it must report only what it does. */
-static void after_fork_child(void)
-{
-    st_registry_reset_in_child();
-    st_files_reset();
-    st_report_reset_in_child();
-}
-
 static void initialise(void)
 {
     st_self.busy++;
@@ -80,7 +71,7 @@ static void initialise(void)
             st_warn("stdio syscalls will not be seen (%s); capture: inferred", why);
         st_report_set_capture(why);
     }
-    pthread_atfork(before_fork, after_fork_parent, after_fork_child);
+    pthread_atfork(before_fork, after_fork_parent, st_lifecycle_child);
     st_lifecycle_init(); /* fork/exec/signal handling, after the settings */
     st_self.own_io--;
     st_self.busy--;

@@ -8,7 +8,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -17,6 +16,9 @@
 #include <unistd.h>
 
 #include "config.h"
+#include "exit_report.h"
+#include "files.h"
+#include "registry_lock.h"
 
 /* The pid whose accounts this memory holds. */
 static int owner_pid;
@@ -69,11 +71,6 @@ static int usable(const struct start_fd *d)
     return is_original(d, d->fd) ? d->fd : -1;
 }
 
-static void after_fork_child(void)
-{
-    st_lifecycle_child();
-}
-
 void st_lifecycle_init(void)
 {
     __atomic_store_n(&owner_pid, raw_getpid(), __ATOMIC_RELEASE);
@@ -81,7 +78,6 @@ void st_lifecycle_init(void)
     remember(&err_fd);
     out_fd = (struct start_fd){.fd = st_config.output_fd, .saved = -1};
     remember(&out_fd);
-    pthread_atfork(NULL, NULL, after_fork_child);
     st_detach_init();
     st_signals_init();
 }
@@ -93,6 +89,9 @@ int st_lifecycle_is_owner(void)
 
 void st_lifecycle_child(void)
 {
+    st_registry_reset_in_child();
+    st_files_reset();
+    st_report_reset_in_child();
     __atomic_store_n(&owner_pid, raw_getpid(), __ATOMIC_RELEASE);
 }
 

@@ -26,8 +26,9 @@ void st_lifecycle_init(void);
  * must neither report nor touch the report state. One getpid syscall. */
 int st_lifecycle_is_owner(void);
 
-/* In a fork child (atfork, or our _Fork wrapper): this process now owns its
- * copy of the accounts. */
+/* In a fork child (init.c's atfork handler, or our _Fork wrapper): this
+ * process owns its copy of the accounts, emptied, so that it reports only
+ * what it does itself. */
 void st_lifecycle_child(void);
 
 /* The descriptor a report to stderr may be written to: the stderr the
@@ -79,10 +80,5 @@ void st_signals_init(void);
 /* Set while a fatal-signal handler writes the report: only async-signal-safe
  * work then (no symbolization: it would dlopen libdw and malloc). */
 extern int st_report_from_signal;
-
-/* lifecycle_exec.c: zeroes every counter (after an exec that failed, whose
- * report is already written). Concurrent increments from other threads in
- * that instant may be lost; ranges are kept. */
-void st_lifecycle_zero_counts(void);
 
 #endif

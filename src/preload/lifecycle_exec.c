@@ -27,7 +27,6 @@
 #include "files.h"
 #include "lifecycle.h"
 #include "real.h"
-#include "registry_lock.h"
 #include "streams.h"
 #include "wrappers.h"
 
@@ -77,33 +76,6 @@ static int recorded_anything(void)
     return 0;
 }
 
-static void zero(struct st_counts *c)
-{
-    uint64_t *w = (uint64_t *)c;
-    for (size_t i = 0; i < sizeof *c / sizeof *w; i++)
-        __atomic_store_n(&w[i], 0, __ATOMIC_RELAXED);
-}
-
-static void zero_cells(struct st_cell *c)
-{
-    for (; c; c = c->next_of_owner)
-        zero(&c->counts);
-}
-
-void st_lifecycle_zero_counts(void)
-{
-    for (struct st_file *f = st_files_first(); f; f = f->next_all) {
-        zero_cells(__atomic_load_n(&f->direct_cells, __ATOMIC_ACQUIRE));
-        __atomic_store_n(&f->in_handler.read_syscalls, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&f->in_handler.kernel_read_bytes, 0, __ATOMIC_RELAXED);
-        __atomic_store_n(&f->in_handler.lseek_syscalls, 0, __ATOMIC_RELAXED);
-        for (struct st_stream *s = f->streams; s; s = s->next_in_file) {
-            zero_cells(__atomic_load_n(&s->cells, __ATOMIC_ACQUIRE));
-            s->folded_whatif_predicted = s->folded_whatif_recorded = 0;
-        }
-    }
-}
-
 /* Returns whether a report was written (and must be undone if exec fails). */
 static int before_exec(void)
 {
@@ -119,7 +91,7 @@ static void exec_failed(int reported)
     if (!reported)
         return;
     int e = errno;
-    st_lifecycle_zero_counts();
+    st_files_zero_counts();
     st_report_reset_in_child(); /* the next report is a new one */
     errno = e;
 }
@@ -250,9 +222,6 @@ ST_EXPORT(pid_t, _Fork, (void))
     pid_t r = f();
     if (r == 0) {
         int e = errno;
-        st_registry_reset_in_child();
-        st_files_reset();
-        st_report_reset_in_child();
         st_lifecycle_child();
         errno = e;
     }
