@@ -86,6 +86,8 @@ size_t st_ranges_count(const struct st_ranges *r)
 
 struct st_range st_ranges_at(const struct st_ranges *r, size_t i)
 {
+    if (r->nchunks == 0)
+        return i < r->n ? r->only : (struct st_range){0, 0};
     for (size_t c = 0; c < r->nchunks; c++) {
         if (i < r->chunks[c]->n)
             return r->chunks[c]->v[i];
@@ -334,6 +336,44 @@ __attribute__((noinline)) static uint64_t fold_or_insert(struct st_ranges *r, si
     return overlap;
 }
 
+/* The hint on the range kept without chunks: nothing comes after it. */
+static void set_hint_on_only(struct st_ranges *r)
+{
+    r->hint = &r->only;
+    r->hint_end = &r->only_end;
+    r->hint_next = UINT64_MAX;
+}
+
+/* While the set has no chunks: [start, end) becomes its only range, or
+ * folds into it; returns the overlap. A range apart from it moves the only
+ * range into a first chunk (1: the general case goes on from there). */
+static int add_without_chunks(struct st_ranges *r, uint64_t start, uint64_t end,
+                              struct st_range *held, uint64_t *overlap)
+{
+    struct st_range *o = &r->only;
+    if (r->n == 0) {
+        *o = (struct st_range){start, end};
+        r->n = 1;
+    } else if (start <= o->end && end >= o->start) {
+        uint64_t a = start > o->start ? start : o->start;
+        uint64_t b = end < o->end ? end : o->end;
+        *overlap = b > a ? b - a : 0;
+        *o = (struct st_range){start < o->start ? start : o->start, end > o->end ? end : o->end};
+    } else {
+        struct st_range_chunk *c = add_chunk_at(r, 0);
+        if (!c)
+            return 0; /* full: the caller says so */
+        c->v[0] = *o;
+        c->n = 1;
+        r->ends[0] = o->end;
+        r->hint = NULL;
+        return 1;
+    }
+    set_hint_on_only(r);
+    *held = *o;
+    return 0;
+}
+
 /* The general case (ranges.h tried the hint): find where [start, end)
  * goes. */
 uint64_t st_ranges_add_slow(struct st_ranges *r, uint64_t start, uint64_t len,
@@ -344,6 +384,15 @@ uint64_t st_ranges_add_slow(struct st_ranges *r, uint64_t start, uint64_t len,
         return 0;
     }
     uint64_t end = start + len;
+    if (r->nchunks == 0) {
+        uint64_t overlap = 0;
+        *held = (struct st_range){0, 0};
+        if (!add_without_chunks(r, start, end, held, &overlap)) {
+            if (held->end == 0)
+                r->full = 1;
+            return overlap;
+        }
+    }
     size_t ci, ii;
     locate(r, start, &ci, &ii);
     /* Bytes inside one known range (a block read again): all of it was

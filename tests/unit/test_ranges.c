@@ -170,15 +170,61 @@ static void extending_a_chunks_last_range_follows_its_end(void **state)
 
 static void *failing_alloc(size_t n) { (void)n; return NULL; }
 
+/* The first range needs no memory; one apart from it does. */
 static void out_of_memory_undercounts_never_overcounts(void **state)
 {
     (void)state;
     struct st_ranges r;
     st_ranges_init(&r, failing_alloc, NULL);
+    assert_int_equal(st_ranges_add(&r, 100, 10, &held), 0);
+    assert_int_equal(held.start, 100);
+    assert_int_equal(held.end, 110);
+    assert_false(st_ranges_full(&r));
     assert_int_equal(st_ranges_add(&r, 0, 10, &held), 0);
     assert_int_equal(held.end, 0); /* nothing holds it */
+    assert_true(st_ranges_full(&r));
     assert_int_equal(st_ranges_add(&r, 0, 10, &held), 0);
-    assert_int_equal(st_ranges_count(&r), 0);
+    assert_int_equal(st_ranges_add(&r, 105, 10, &held), 5);
+    assert_int_equal(st_ranges_count(&r), 1);
+    assert_int_equal(st_ranges_at(&r, 0).start, 100);
+    assert_int_equal(st_ranges_at(&r, 0).end, 115);
+}
+
+static int allocs;
+static void *counting_alloc(size_t n)
+{
+    allocs++;
+    return calloc(1, n);
+}
+
+/* A file read front to back, read again, and read from before its start
+ * stays one range and allocates nothing; the first range apart from it
+ * allocates the array and one chunk, and both ranges are kept in order. */
+static void one_range_allocates_nothing(void **state)
+{
+    (void)state;
+    struct st_ranges r;
+    allocs = 0;
+    st_ranges_init(&r, counting_alloc, release);
+    for (uint64_t i = 0; i < 100; i++)
+        assert_int_equal(st_ranges_add(&r, 1000 + i * 4096, 4096, &held), 0);
+    assert_int_equal(st_ranges_add(&r, 1000, 409600, &held), 409600);
+    assert_int_equal(st_ranges_add(&r, 500, 1000, &held), 500);
+    assert_int_equal(st_ranges_add(&r, 0, 500, &held), 0); /* touches: folds */
+    assert_int_equal(allocs, 0);
+    assert_int_equal(st_ranges_count(&r), 1);
+    assert_int_equal(st_ranges_at(&r, 0).start, 0);
+    assert_int_equal(st_ranges_at(&r, 0).end, 410600);
+    assert_int_equal(held.end, 410600);
+
+    assert_int_equal(st_ranges_add(&r, 500000, 10, &held), 0);
+    assert_int_equal(allocs, 2);
+    assert_int_equal(st_ranges_count(&r), 2);
+    assert_int_equal(st_ranges_at(&r, 0).end, 410600);
+    assert_int_equal(st_ranges_at(&r, 1).start, 500000);
+    assert_int_equal(st_ranges_add(&r, 410000, 90005, &held), 600 + 5);
+    assert_int_equal(st_ranges_count(&r), 1);
+    st_ranges_free(&r);
 }
 
 /* Every chunk boundary case at once: thousands of disjoint ranges inserted
@@ -359,6 +405,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(extending_a_chunks_last_range_follows_its_end, setup, teardown),
         cmocka_unit_test(sequential_reads_match_a_byte_map),
         cmocka_unit_test(out_of_memory_undercounts_never_overcounts),
+        cmocka_unit_test(one_range_allocates_nothing),
         cmocka_unit_test_setup_teardown(many_ranges_split_and_fold_across_chunks, setup, teardown),
         cmocka_unit_test(random_reads_match_a_byte_map),
         cmocka_unit_test(many_chunks_grow_and_drop_match_a_byte_map),
