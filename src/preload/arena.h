@@ -3,7 +3,8 @@
  * The library runs inside calls the program makes, possibly inside its
  * malloc (a custom allocator that reads a file) or a signal handler, so it
  * takes memory from mmap'd chunks with a lock-free bump pointer. Nothing is
- * freed: records live until the report at exit. */
+ * freed: records live until the report at exit. Past 8 MiB the chunks are
+ * huge pages where the kernel allows them (arena.c says why). */
 #ifndef SEEKTRACE_ARENA_H
 #define SEEKTRACE_ARENA_H
 
