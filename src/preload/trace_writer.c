@@ -945,13 +945,15 @@ static int module_segments(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     struct tw *t = arg;
-    static char exe[MAX_PATH] ST_BULK;
+    static char exe[MAX_PATH] ST_BULK; /* the process's file does not change: asked once */
     const char *path = info->dlpi_name;
     if (path[0] == '\0') {
-        long n = st_proc_readlink("exe", exe, sizeof exe - 1);
-        if (n <= 0)
-            return 0;
-        exe[n] = '\0';
+        if (!exe[0]) {
+            long n = st_proc_readlink("exe", exe, sizeof exe - 1);
+            if (n <= 0)
+                return 0;
+            exe[n] = '\0';
+        }
         path = exe;
     }
     if (path[0] != '/') /* the vdso: no file */
