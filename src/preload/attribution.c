@@ -2,10 +2,16 @@
 #include "attribution.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "sites.h"
 
 __thread struct st_pair st_pairs[ST_PAIR_WAYS] __attribute__((tls_model("initial-exec")));
+
+void st_pairs_forget(void)
+{
+    memset(st_pairs, 0, sizeof st_pairs);
+}
 
 static struct st_site *site_of_caller(struct st_thread *t, void *ra)
 {

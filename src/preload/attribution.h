@@ -98,6 +98,9 @@ struct st_pair {
 
 extern __thread struct st_pair st_pairs[ST_PAIR_WAYS] __attribute__((tls_model("initial-exec")));
 
+/* In a fork child: the pairs name cells of the parent's epoch (cells.h). */
+void st_pairs_forget(void);
+
 static inline struct st_pair *st_pair_of(const void *owner, void *ra)
 {
     uintptr_t x = (uintptr_t)owner ^ (uintptr_t)ra;

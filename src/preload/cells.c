@@ -2,6 +2,7 @@
 #include "cells.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #include "arena.h"
 #include "hash_chains.h"
@@ -39,6 +40,20 @@ static struct st_cell *lookup(const void *owner, const struct st_site *site, uns
 
 static __thread struct st_cell *near_cells[NEAR_WAYS] __attribute__((tls_model("initial-exec")));
 
+unsigned st_accounts_epoch;
+
+/* c holds an earlier epoch's counts: zero them, once, before anyone counts
+ * on it in this one (under the lock, so that a second thread waits). */
+static void bring_to_epoch(struct st_cell *c, unsigned epoch)
+{
+    st_registry_lock();
+    if (__atomic_load_n(&c->epoch, __ATOMIC_RELAXED) != epoch) {
+        memset(&c->counts, 0, sizeof c->counts);
+        __atomic_store_n(&c->epoch, epoch, __ATOMIC_RELEASE);
+    }
+    st_registry_unlock();
+}
+
 struct st_counts *st_cell_counts_slow(const void *owner, struct st_cell **owner_cells,
                                       struct st_site *site)
 {
@@ -51,12 +66,16 @@ struct st_counts *st_cell_counts_slow(const void *owner, struct st_cell **owner_
     struct st_cell *c = *near;
     if (!c || c->owner != owner || c->site != site)
         c = lookup(owner, site, h);
+    unsigned epoch = __atomic_load_n(&st_accounts_epoch, __ATOMIC_RELAXED);
+    if (c && __atomic_load_n(&c->epoch, __ATOMIC_ACQUIRE) != epoch)
+        bring_to_epoch(c, epoch);
     if (!c) {
         st_registry_lock();
         c = lookup(owner, site, h);
         if (!c && (c = st_alloc(sizeof *c)) != NULL) {
             c->owner = owner;
             c->site = site;
+            c->epoch = epoch;
             c->next_of_owner = *owner_cells;
             __atomic_store_n(owner_cells, c, __ATOMIC_RELEASE);
             st_chains_add(&cells, h, c);
@@ -73,6 +92,18 @@ struct st_counts *st_cell_counts_slow(const void *owner, struct st_cell **owner_
 
 void st_cells_total(const struct st_cell *cells, struct st_counts *sum)
 {
-    for (const struct st_cell *c = cells; c; c = c->next_of_owner)
-        st_counts_add(sum, &c->counts);
+    for (const struct st_cell *c = cells; c; c = c->next_of_owner) {
+        const struct st_counts *live = st_cell_live(c);
+        if (live)
+            st_counts_add(sum, live);
+    }
+}
+
+void st_cells_new_epoch(void)
+{
+    __atomic_add_fetch(&st_accounts_epoch, 1, __ATOMIC_RELEASE);
+    st_self.cached_cell = NULL;
+    memset(near_cells, 0, sizeof near_cells);
+    memset(st_self.fast, 0, sizeof st_self.fast);
+    memset(&st_self.refill, 0, sizeof st_self.refill);
 }

@@ -16,15 +16,33 @@ struct st_site;
 struct st_cell {
     const void *owner;
     struct st_site *site;
+    unsigned epoch; /* st_accounts_epoch when its counts were last current */
     struct st_counts counts;
     struct st_cell *next_of_owner;
     void *hash_next; /* hash_chains.h */
 };
 
+/* Moves on in a fork child, whose inherited counts are then all zero: a
+ * cell of an earlier epoch is zeroed when it is next looked up, and counts
+ * as zero until then. Zeroing every cell at once wrote every page of them,
+ * and the kernel copied each one for the child: 380 ms for a fork + exec
+ * after 20,000 files read (docs/benchmarks.md). */
+extern unsigned st_accounts_epoch;
+
+/* A cell's counts, or NULL when they are an earlier epoch's (zero). */
+static inline const struct st_counts *st_cell_live(const struct st_cell *c)
+{
+    return __atomic_load_n(&c->epoch, __ATOMIC_ACQUIRE) ==
+                   __atomic_load_n(&st_accounts_epoch, __ATOMIC_RELAXED)
+               ? &c->counts
+               : NULL;
+}
+
 /* The counts for (owner, site), created on first use and linked into
- * *owner_cells; NULL when out of memory. Lock-free when it exists; inline
- * when it is this thread's last cell (every hook inside one call books on
- * the same one). */
+ * *owner_cells; NULL when out of memory. Lock-free when it exists and is of
+ * this epoch; inline when it is this thread's last cell (every hook inside
+ * one call books on the same one; the caches only hold cells of this
+ * epoch). */
 struct st_counts *st_cell_counts_slow(const void *owner, struct st_cell **owner_cells,
                                       struct st_site *site);
 static inline struct st_counts *st_cell_counts(const void *owner, struct st_cell **owner_cells,
@@ -40,5 +58,10 @@ static inline struct st_counts *st_cell_counts(const void *owner, struct st_cell
 
 /* Sum of an owner's cells. */
 void st_cells_total(const struct st_cell *cells, struct st_counts *sum);
+
+/* In a fork child (one thread): the next epoch, and this thread's caches of
+ * cells (the wrappers' fast entries among them) forgotten; attribution's
+ * pairs are forgotten by st_pairs_forget. */
+void st_cells_new_epoch(void);
 
 #endif

@@ -70,31 +70,22 @@ void st_report_wait(int max_ms)
         syscall(SYS_nanosleep, &ms, NULL);
 }
 
-/* glibc's list of every FILE it has open (libio's _IO_list_all). */
-extern FILE *_IO_list_all;
 extern void _IO_list_lock(void);
 extern void _IO_list_unlock(void);
 
-static int is_open_stream(const FILE *fp)
+static void sync_stream(struct st_stream *s)
 {
-    for (const FILE *f = _IO_list_all; f; f = f->_chain)
-        if (f == fp)
-            return 1;
-    return 0;
+    st_ops_getc_run(s, st_ledger_sync(s, s->fp));
 }
 
-/* Streams still open have consumption the ledger has not booked yet. A
- * stream closed by a path we do not see (a library's own close slot) is
- * freed memory: only FILEs glibc still lists are looked at. From a signal
- * handler the list lock may be held by the interrupted code: read unlocked. */
+/* Streams still open have consumption the ledger has not booked yet. From
+ * a signal handler the list lock may be held by the interrupted code: read
+ * unlocked. */
 static void sync_open_streams(void)
 {
     if (!st_report_from_signal)
         _IO_list_lock();
-    for (struct st_file *f = st_files_first(); f; f = f->next_all)
-        for (struct st_stream *s = f->streams; s; s = s->next_in_file)
-            if (!s->closed && is_open_stream(s->fp))
-                st_ops_getc_run(s, st_ledger_sync(s, s->fp));
+    st_streams_each_open(sync_stream);
     if (!st_report_from_signal)
         _IO_list_unlock();
 }
@@ -125,9 +116,11 @@ static const struct st_report_frame *symbols_of(struct st_site *s)
 /* Adds a cell's counts to the file's entry for its site. */
 static void add_to_site(struct st_report_file *rf, size_t cap, const struct st_cell *c)
 {
-    /* A fork child inherits its parent's cells, zeroed: not its sites. */
+    /* A fork child inherits its parent's cells, of an earlier epoch or
+     * zeroed: not its sites. */
     static const struct st_counts zero;
-    if (!c->site || !rf->sites || memcmp(&c->counts, &zero, sizeof zero) == 0)
+    const struct st_counts *live = st_cell_live(c);
+    if (!c->site || !rf->sites || !live || memcmp(live, &zero, sizeof zero) == 0)
         return;
     size_t i = 0;
     while (i < rf->nsites && rf->sites[i].frames != c->site->symbols)
@@ -139,7 +132,7 @@ static void add_to_site(struct st_report_file *rf, size_t cap, const struct st_c
         rf->sites[i].nframes = rf->sites[i].frames ? c->site->nframes : 0;
         rf->nsites++;
     }
-    st_counts_add(&rf->sites[i].counts, &c->counts);
+    st_counts_add(&rf->sites[i].counts, live);
 }
 
 static size_t count_cells(const struct st_file *f)

@@ -58,6 +58,7 @@ struct st_file *st_file_get(const char *path)
     if (!f && (f = st_alloc(sizeof *f)) != NULL && (f->path = st_strdup(path)) != NULL) {
         f->seekable = is_seekable_name(path);
         st_ranges_init(&f->ranges, st_alloc, NULL);
+        f->ranges_epoch = __atomic_load_n(&st_accounts_epoch, __ATOMIC_RELAXED);
         f->next_all = all_files;
         st_chains_add(&files, h, f);
         __atomic_store_n(&all_files, f, __ATOMIC_RELEASE);
@@ -119,6 +120,12 @@ static __attribute__((noinline)) uint64_t note_range_locked(struct st_file *f, u
 {
     struct st_range held;
     st_spin_lock(&f->ranges_lock);
+    unsigned epoch = __atomic_load_n(&st_accounts_epoch, __ATOMIC_RELAXED);
+    if (f->ranges_epoch != epoch) { /* a fork child's first read of it */
+        st_ranges_clear(&f->ranges);
+        __atomic_add_fetch(&f->ranges_generation, 1, __ATOMIC_RELEASE);
+        f->ranges_epoch = epoch;
+    }
     uint64_t overlap = st_ranges_add(&f->ranges, offset, len, &held);
     unsigned generation = f->ranges_generation;
     st_spin_unlock(&f->ranges_lock);
@@ -156,7 +163,8 @@ static void zero_counts(struct st_counts *c)
 static void zero_cells(struct st_cell *c)
 {
     for (; c; c = c->next_of_owner)
-        zero_counts(&c->counts);
+        if (st_cell_live(c)) /* an earlier epoch's are zero already */
+            zero_counts(&c->counts);
 }
 
 void st_files_zero_counts(void)
@@ -173,12 +181,26 @@ void st_files_zero_counts(void)
     }
 }
 
+/* Writes only what is not zero already: a page written here is a page the
+ * kernel copies for the child. */
+static void zero_if_set(uint64_t *v)
+{
+    if (*v)
+        *v = 0;
+}
+
 void st_files_reset(void)
 {
-    st_files_zero_counts();
+    known.file = NULL;
     for (struct st_file *f = st_files_first(); f; f = f->next_all) {
-        st_ranges_clear(&f->ranges);
-        f->ranges_lock.locked = 0;
-        __atomic_add_fetch(&f->ranges_generation, 1, __ATOMIC_RELEASE);
+        if (f->ranges_lock.locked) /* by a thread of the parent's */
+            f->ranges_lock.locked = 0;
+        zero_if_set(&f->in_handler.read_syscalls);
+        zero_if_set(&f->in_handler.kernel_read_bytes);
+        zero_if_set(&f->in_handler.lseek_syscalls);
+        for (struct st_stream *s = f->streams; s; s = s->next_in_file) {
+            zero_if_set(&s->folded_whatif_predicted);
+            zero_if_set(&s->folded_whatif_recorded);
+        }
     }
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "attribution.h"
+#include "cells.h"
 #include "counts.h"
 #include "ranges.h"
 #include "sync.h"
@@ -31,6 +32,7 @@ struct st_file {
     st_spin ranges_lock;
     struct st_ranges ranges;
     unsigned ranges_generation; /* bumped whenever the ranges are forgotten */
+    unsigned ranges_epoch;      /* st_accounts_epoch they belong to (cells.h) */
     struct st_stream *streams; /* every stream ever opened on it */
     struct st_stream *spares;  /* those whose record is free (st_stream_retire) */
     struct st_handler_counts in_handler;
@@ -59,13 +61,14 @@ static inline struct st_counts *st_file_direct(struct st_file *f)
  * read before. Callers are busy (record.h): no signal handler's read gets
  * here. While the process has one thread there is nobody to exclude, and
  * inline the set's own hint (ranges.h) finds a sequential read's range, or
- * a block read again; with threads, the file's lock is taken (files.c). */
+ * a block read again; with threads, or ranges a fork child inherited (an
+ * earlier epoch: forgotten first), the file's lock is taken (files.c). */
 uint64_t st_file_note_range_threaded(struct st_file *f, uint64_t offset, uint64_t len);
 static inline uint64_t st_file_note_range(struct st_file *f, uint64_t offset, uint64_t len)
 {
     if (!f->seekable || len == 0)
         return 0;
-    if (__libc_single_threaded) {
+    if (__libc_single_threaded && f->ranges_epoch == st_accounts_epoch) {
         struct st_range held;
         return st_ranges_add(&f->ranges, offset, len, &held);
     }
@@ -80,7 +83,10 @@ struct st_file *st_files_first(void);
  * instant may be lost). */
 void st_files_zero_counts(void);
 
-/* After fork, in the child (one thread): empty accounts, no ranges. */
+/* After fork, in the child (one thread), once st_cells_new_epoch has moved
+ * the epoch on: empty accounts, no ranges. The cells and ranges are
+ * forgotten as they are next used (cells.h); the rest, rarely anything, is
+ * zeroed now. */
 void st_files_reset(void);
 
 #endif

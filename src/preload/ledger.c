@@ -62,6 +62,19 @@ void st_ledger_mark(struct st_stream *s, FILE *fp, size_t handed_out)
     st_ledger_mark_at(s, fp, handed_out, st_ledger_reads(fp) ? st_current_site() : NULL);
 }
 
+/* Written only where the mark is behind: a page written here is a page
+ * the kernel copies for the child. */
+static void catch_up(struct st_stream *s)
+{
+    if (s->mark && !st_ledger_at_mark(s, s->fp))
+        st_ledger_mark_at(s, s->fp, 0, s->mark_site);
+}
+
+void st_ledger_forget_parents(void)
+{
+    st_streams_each_open(catch_up);
+}
+
 void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered)
 {
     struct st_counts *c = st_stream_counts(s);

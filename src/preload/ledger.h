@@ -76,6 +76,11 @@ static inline int st_ledger_reads(const FILE *fp)
 /* st_ledger_mark_at the current call site. */
 void st_ledger_mark(struct st_stream *s, FILE *fp, size_t handed_out);
 
+/* In a fork child (one thread): what the parent consumed since a mark is
+ * the parent's to book, so every open stream's mark moves to its read
+ * position, charged to the same site. */
+void st_ledger_forget_parents(void);
+
 /* What fread's slot (xsgetn) reports of itself: requested and delivered,
  * booked on c. */
 static inline void st_ledger_deliver(struct st_counts *c, size_t requested, size_t delivered)

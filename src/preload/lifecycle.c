@@ -15,9 +15,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "attribution.h"
+#include "cells.h"
 #include "config.h"
 #include "exit_report.h"
 #include "files.h"
+#include "ledger.h"
 #include "registry_lock.h"
 
 /* The pid whose accounts this memory holds. */
@@ -90,7 +93,10 @@ int st_lifecycle_is_owner(void)
 void st_lifecycle_child(void)
 {
     st_registry_reset_in_child();
+    st_cells_new_epoch();
+    st_pairs_forget();
     st_files_reset();
+    st_ledger_forget_parents();
     st_report_reset_in_child();
     __atomic_store_n(&owner_pid, raw_getpid(), __ATOMIC_RELEASE);
 }

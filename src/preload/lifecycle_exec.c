@@ -55,9 +55,11 @@ static int counts_any_activity(const struct st_counts *c)
 
 static int cells_any_activity(const struct st_cell *c)
 {
-    for (; c; c = c->next_of_owner)
-        if (counts_any_activity(&c->counts))
+    for (; c; c = c->next_of_owner) {
+        const struct st_counts *live = st_cell_live(c);
+        if (live && counts_any_activity(live))
             return 1;
+    }
     return 0;
 }
 

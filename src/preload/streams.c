@@ -124,9 +124,12 @@ void st_stream_retire(struct st_stream *s)
         st_cells_total(s->cells, &total);
         st_whatif_stream_counts(&s->whatif, &total);
         for (struct st_cell *c = s->cells; c && moved; c = c->next_of_owner) {
+            const struct st_counts *live = st_cell_live(c);
+            if (!live)
+                continue; /* a fork child's inherited cell: zero */
             struct st_counts *to = st_cell_counts(into, &into->cells, c->site);
             if (to) {
-                st_counts_add(to, &c->counts);
+                st_counts_add(to, live);
                 memset(&c->counts, 0, sizeof c->counts);
             }
             moved = to != NULL; /* out of memory: the rest stays where it is */
@@ -264,6 +267,25 @@ void st_stream_closed(struct st_stream *s)
                                     __ATOMIC_ACQUIRE);
     }
     __atomic_fetch_add(&st_stream_epoch, 1, __ATOMIC_ACQ_REL);
+}
+
+/* glibc's list of every FILE it has open (libio's _IO_list_all). */
+extern FILE *_IO_list_all;
+
+static int is_open_stream(const FILE *fp)
+{
+    for (const FILE *f = _IO_list_all; f; f = f->_chain)
+        if (f == fp)
+            return 1;
+    return 0;
+}
+
+void st_streams_each_open(void (*fn)(struct st_stream *s))
+{
+    for (struct st_file *f = st_files_first(); f; f = f->next_all)
+        for (struct st_stream *s = f->streams; s; s = s->next_in_file)
+            if (!s->closed && is_open_stream(s->fp))
+                fn(s);
 }
 
 void st_stream_observe_buffer_slow(struct st_stream *s, FILE *fp)

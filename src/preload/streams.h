@@ -80,6 +80,12 @@ struct st_stream *st_stream_current(FILE *fp);
 /* The stream's fd is being closed: unbind it. */
 void st_stream_closed(struct st_stream *s);
 
+/* Calls fn on every stream whose FILE is still open. A stream closed by a
+ * path we do not see (a library's own close slot) is freed memory: only
+ * FILEs glibc still lists are looked at. The caller holds glibc's list
+ * lock where other threads may open or close streams meanwhile. */
+void st_streams_each_open(void (*fn)(struct st_stream *s));
+
 /* After a file stream's fclose: when an earlier stream of its file shows
  * the same in a report (descriptor number, buffer, mode), s's counts are
  * added to that one's and s's record is kept to be the file's next

@@ -1,6 +1,6 @@
 /* rl_procs.c — processes: every way a process makes another.
  *
- * usage: rl_procs MODE A B C
+ * usage: rl_procs MODE A B C [DIR FAULTS]
  * Each mode reads A before the new process, B in the new process (or the
  * program it runs), C in the parent afterwards, so the driver can check
  * against strace that each process's report holds exactly what that process
@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -71,7 +72,7 @@ static int exec_stage(int stage, const char *a)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: rl_procs MODE A B [C]\n");
+        fprintf(stderr, "usage: rl_procs MODE A B [C [DIR FAULTS]]\n");
         return 2;
     }
     self_path = "/proc/self/exe";
@@ -108,7 +109,40 @@ int main(int argc, char **argv)
         return 93;
     fflush(stdout);
 
-    if (strcmp(mode, "fork") == 0 || strcmp(mode, "_Fork") == 0) {
+    if (strcmp(mode, "fork_many") == 0) {
+        /* argv[5]: a directory of many files, each read once; argv[6]: where
+         * the child writes the page faults it took before its own reads
+         * (a fork child must not copy the parent's accounts), nor book
+         * what the parent consumed. */
+        if (argc < 7)
+            return 2;
+        char path[4096];
+        for (int i = 0;; i++) {
+            snprintf(path, sizeof path, "%s/f%d", argv[5], i);
+            int fd = open(path, O_RDONLY);
+            if (fd < 0)
+                break;
+            while (read(fd, buf, sizeof buf) > 0)
+                ;
+            close(fd);
+        }
+        /* Consumed by the parent without a wrapped call: its ledger books
+         * them later, and the child never. */
+        for (int i = 0; i < 10; i++)
+            if (!fgets(buf, sizeof buf, fa))
+                return 96;
+        pid_t p = fork();
+        if (p == 0) {
+            struct rusage ru;
+            getrusage(RUSAGE_SELF, &ru);
+            posix_read(b, 3000);
+            FILE *out = fopen(argv[6], "w");
+            if (!out || fprintf(out, "%ld\n", ru.ru_minflt) < 0 || fclose(out) != 0)
+                _exit(95);
+            exit(0);
+        }
+        waitpid(p, NULL, 0);
+    } else if (strcmp(mode, "fork") == 0 || strcmp(mode, "_Fork") == 0) {
         pid_t p = strcmp(mode, "fork") == 0 ? fork() : _Fork();
         if (p == 0) {
             if (fread(buf, 1, 5000, fa) != 5000) /* the inherited buffer, then a refill */
