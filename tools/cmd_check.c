@@ -152,10 +152,12 @@ static void add_violation(struct cctx *c, const struct process *p, const struct 
         v->site = strdup(site);
     }
     char head[256];
-    if (strcmp(limit, "amplification") == 0)
-        snprintf(head, sizeof head, "amplification %s exceeds %s", 
+    if (strcmp(limit, "amplification") == 0) {
+        snprintf(m, sizeof m, "%gx", max); /* the limit as given, 0 too */
+        snprintf(head, sizeof head, "amplification %s exceeds %s",
                  isinf(value) ? "unbounded (nothing delivered)" : st_fmt_ratio(a, sizeof a, value),
-                 st_fmt_ratio(m, sizeof m, max));
+                 m);
+    }
     else if (strcmp(limit, "read_syscalls") == 0)
         snprintf(head, sizeof head, "%s read syscalls exceed %s",
                  st_fmt_count(n1, sizeof n1, (uint64_t)value), st_fmt_count(m, sizeof m, (uint64_t)max));

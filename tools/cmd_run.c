@@ -398,6 +398,8 @@ int cmd_run(int argc, char **argv)
         if (!quiet)
             tool_warn("no process wrote a trace: %s made no file reads seektrace could see%s",
                       cmd[0], exe && preload_ignored(exe, why, sizeof why, 0) ? " (see above)" : "");
+        if (ro.json) /* still a document: one with no process in it */
+            report_paths(&ro, NULL, 0);
     } else {
         struct inputs in;
         char *args[] = {dir};

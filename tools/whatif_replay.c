@@ -271,7 +271,8 @@ static int prepare(struct stream *s, const struct whatif *w)
     if (s->skip)
         return 0;
     struct st_model_config base = {0};
-    if (s->size_known) {
+    /* Pseudo files (/proc) say 0 bytes and yield more: sized by what was read. */
+    if (s->size_known && s->size >= s->max_end) {
         base.file_size = s->size;
     } else if (s->eof_at >= 0 && (uint64_t)s->eof_at == s->max_end) {
         base.file_size = s->max_end; /* a read returned 0 right where the data ended */

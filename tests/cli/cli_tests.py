@@ -393,6 +393,12 @@ def case_run_switch_user(ctx):
     there instead of warning on the program's stderr."""
     _, err = ctx.st("run", "-q", "--", "false", rc=1)
     expect(err == "", f"-q printed {err!r}")
+    # --json with no process to report is still a document.
+    out = os.path.join(ctx.newdir("none"), "r.json")
+    ctx.st("run", "-q", "--json", "-o", out, "--", "true")
+    with open(out) as fh:
+        j = json.load(fh)
+    expect(j["schema"] == "seektrace.merged/1" and j["processes"] == [], f"{j}")
     # Under /tmp itself: nobody must be able to reach it.
     d = tempfile.mkdtemp(prefix="seektrace-switch-")
     try:
@@ -519,6 +525,8 @@ def case_check_codes(ctx):
     ctx.st("check", "--max-read-syscalls", "100000", demo, rc=0)
     ctx.st("check", "--max-reread-bytes", "1M", demo, rc=1)
     ctx.st("check", "--max-reread-bytes", "0", seq, rc=0)
+    out, _ = ctx.st("check", "--max-amplification", "0", seq, rc=1)  # the limit as given
+    expect("exceeds 0x" in out, out)
     # --file and --min-bytes select what is checked.
     ctx.st("check", "--max-amplification", "10", "--file", "*.txt", demo, rc=0)
     ctx.st("check", "--max-amplification", "10", "--file", "*/d.dat", demo, rc=1)

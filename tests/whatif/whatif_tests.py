@@ -149,6 +149,15 @@ def case_text_and_usage(a, tmp):
     # --file filters; a glob matching nothing says so.
     out, _ = run([a.seektrace, "whatif", "--cost", COST, "--file", "/nowhere/*", trace])
     expect("no stdio reads recorded on files matching --file" in out, out)
+    # A pseudo file says it has 0 bytes and yields more: sized by what was read.
+    proc = record(a, tmp, ["sed", "-n", "p", "/proc/self/status"], name="proc")
+    j = whatif(a, proc, "--file", "*/status")
+    f = [f for f in j["files"] if f["path"].endswith("/status")]
+    expect(len(f) == 1, f"no /proc/.../status in {[x['path'] for x in j['files']]}")
+    rec = f[0]["recorded"]
+    expect(rec["model_agrees"] and rec["measured"]["kernel_read_bytes"] > 0, rec)
+    row = [r for r in f[0]["sizes"] if r["size"] == 4096][0]
+    expect(row["delivered_bytes"] == rec["measured"]["delivered_bytes"] > 0, row)
 
 
 def library_report(a, tmp, cmd, name, **env_extra):
