@@ -271,8 +271,10 @@ static int prepare(struct stream *s, const struct whatif *w)
     if (s->skip)
         return 0;
     struct st_model_config base = {0};
-    /* Pseudo files (/proc) say 0 bytes and yield more: sized by what was read. */
-    if (s->size_known && s->size >= s->max_end) {
+    /* Pseudo files (/proc) say 0 bytes and yield more: sized by what was
+     * read. A regular file that grows while it is read keeps the size its
+     * fstat saw (whatif.workload_eof). */
+    if (s->size_known && (s->size > 0 || s->max_end == 0)) {
         base.file_size = s->size;
     } else if (s->eof_at >= 0 && (uint64_t)s->eof_at == s->max_end) {
         base.file_size = s->max_end; /* a read returned 0 right where the data ended */
