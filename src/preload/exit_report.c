@@ -193,15 +193,17 @@ static int build(struct st_report *r)
     r->files = st_alloc((n ? n : 1) * sizeof *r->files);
     if (!r->files)
         return -1;
+    /* Each row is made aside and kept only if it has anything to show: a
+     * fork child that read one of its parent's 20,000 files writes one row,
+     * and the pages of the others are never touched. */
     for (struct st_file *f = st_files_first(); f; f = f->next_all) {
-        struct st_report_file *rf = &r->files[r->nfiles];
-        fill_file(rf, f);
-        if (st_counts_any(&rf->counts)) {
-            fill_sites(rf, f);
-            r->nfiles++;
+        struct st_report_file rf;
+        memset(&rf, 0, sizeof rf);
+        fill_file(&rf, f);
+        if (st_counts_any(&rf.counts)) {
+            fill_sites(&rf, f);
+            r->files[r->nfiles++] = rf;
         }
-        else
-            memset(rf, 0, sizeof *rf);
     }
     r->capture = inferred_reason ? "inferred" : "exact";
     r->capture_reason = inferred_reason;

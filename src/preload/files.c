@@ -201,6 +201,10 @@ void st_files_reset(void)
         for (struct st_stream *s = f->streams; s; s = s->next_in_file) {
             zero_if_set(&s->folded_whatif_predicted);
             zero_if_set(&s->folded_whatif_recorded);
+            /* Its 4 KiB what-if has followed the parent's calls: it cannot
+             * speak for the child's alone. */
+            if (s->whatif.on)
+                s->whatif.on = 0;
         }
     }
 }
