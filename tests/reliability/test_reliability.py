@@ -245,6 +245,16 @@ def fork_many(ctx):
         if delivered.get((pid, a), 0) != 0:
             problems.append(f"procs.fork_many: the child booked {delivered[(pid, a)]} bytes of A "
                             "delivered, which its parent consumed")
+    # C's 4 KiB what-if followed the parent's calls: the child's report,
+    # which holds the child's own 100 bytes of C, has none.
+    c = ctx.files["C"]
+    for r in ctx.last_reports:
+        for f in r["files"]:
+            if r["pid"] in readers_b and f["path"] == c:
+                if f["delivered_bytes"] != 100 or f["whatif_4k_kernel_read_bytes"] != 0:
+                    problems.append(f"procs.fork_many: the child's C: delivered "
+                                    f"{f['delivered_bytes']} (expected 100), 4 KiB what-if "
+                                    f"{f['whatif_4k_kernel_read_bytes']} (expected none)")
     if delivered.get((root, a), 0) <= 100:
         problems.append(f"procs.fork_many: the parent delivered {delivered.get((root, a))} bytes "
                         "of A, expected its fread's 100 and its fgets' lines")
