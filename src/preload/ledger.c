@@ -18,8 +18,12 @@ static uint64_t consumed(const struct st_stream *s, const FILE *fp, int refill)
         return (uint64_t)(p - s->mark);
     /* The mark is in ungetc's backup area, and glibc's __uflow/__underflow
      * have since gone back to the main get area where ungetc parked it —
-     * which they do only once the backup is read to its end. */
-    if (refill && s->backup_end && s->win_base != fp->_IO_read_base &&
+     * which they do only once the backup is read to its end: in a refill
+     * slot, or (fgets, getc going on from the main area without a refill,
+     * then exit or fseek) once the program has read past where the main
+     * area resumed. Freeing the backup (fclose) also goes back there, with
+     * nothing read: the read position still where the main area resumed. */
+    if ((refill || p > fp->_IO_read_base) && s->backup_end && s->win_base != fp->_IO_read_base &&
         !(fp->_flags & ST_IO_IN_BACKUP) && fp->_IO_read_base == s->parked_base &&
         s->mark <= s->backup_end && p >= fp->_IO_read_base && p <= fp->_IO_read_end)
         return (uint64_t)(s->backup_end - s->mark) + (uint64_t)(p - fp->_IO_read_base);

@@ -2,7 +2,7 @@
  * character" or "a line", for which requested = delivered = bytes received.
  *
  * usage: text MODE FILE
- * MODE: fgetc | getc | getc_unlocked | fgets | getline | fscanf */
+ * MODE: fgetc | getc | getc_unlocked | fgets | getline | fscanf | ungetc */
 #include <string.h>
 
 #include "workload.h"
@@ -67,10 +67,29 @@ static void by_fscanf(FILE *fp, struct tally *t)
     tally_call(t, 0, 0); /* the call that returned EOF */
 }
 
+/* Each line: getc, ungetc of another byte, fgets. The byte the stream did
+ * not hold puts glibc in its backup area; fgets reads it there, then goes
+ * back to the main area without a refill, and the next ungetc books it. */
+static void by_ungetc(FILE *fp, struct tally *t)
+{
+    char line[1024];
+    for (;;) {
+        int c = getc(fp);
+        tally_call(t, c != EOF, c != EOF);
+        if (c == EOF || ungetc(c == 'Q' ? 'q' : 'Q', fp) == EOF)
+            break;
+        char *got = fgets(line, sizeof line, fp);
+        size_t n = got ? strlen(line) : 0;
+        tally_call(t, n, n);
+        if (!got)
+            break;
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 3)
-        usage("text fgetc|getc|getc_unlocked|fgets|getline|fscanf FILE");
+        usage("text fgetc|getc|getc_unlocked|fgets|getline|fscanf|ungetc FILE");
     const char *mode = argv[1];
     FILE *fp = fopen(argv[2], "r");
     if (!fp)
@@ -86,8 +105,10 @@ int main(int argc, char **argv)
         by_getline(fp, &t);
     else if (strcmp(mode, "fscanf") == 0)
         by_fscanf(fp, &t);
+    else if (strcmp(mode, "ungetc") == 0)
+        by_ungetc(fp, &t);
     else
-        usage("text fgetc|getc|getc_unlocked|fgets|getline|fscanf FILE");
+        usage("text fgetc|getc|getc_unlocked|fgets|getline|fscanf|ungetc FILE");
     fclose(fp);
     return print_tally(&t);
 }
