@@ -19,6 +19,7 @@
 #include "sites.h"
 #include "stdio_hook.h"
 #include "stdio_slots.h"
+#include "streams.h"
 #include "thread_state.h"
 #include "trace_writer.h"
 #include "warn.h"
@@ -39,12 +40,17 @@ static void after_stdio_cleanup(void)
     st_report_at_exit();
 }
 
-static void before_fork(void) { st_registry_lock(); }
+static void before_fork(void)
+{
+    st_streams_fork_prepare();
+    st_registry_lock();
+}
 /* daemon's parent ends in glibc's internal _exit, out of our wrapper's
  * reach: its report is written now, before that. */
 static void after_fork_parent(void)
 {
     st_registry_unlock();
+    st_streams_fork_parent();
     if (st_lifecycle_in_daemon())
         st_report_at_exit();
 }

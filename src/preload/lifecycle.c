@@ -22,6 +22,7 @@
 #include "files.h"
 #include "ledger.h"
 #include "registry_lock.h"
+#include "streams.h"
 
 /* The pid whose accounts this memory holds. */
 static int owner_pid;
@@ -93,6 +94,7 @@ int st_lifecycle_is_owner(void)
 void st_lifecycle_child(void)
 {
     st_registry_reset_in_child();
+    st_streams_fork_child();
     st_cells_new_epoch();
     st_pairs_forget();
     st_files_reset();

@@ -557,13 +557,17 @@ static int hook_close(FILE *fp)
     if (s && st_self.slot_depth == 0)
         st_ledger_sync(s, fp);
     st_lifecycle_fd_closing(fd);
+    /* Forgotten before the kernel frees the number, which another thread's
+     * open could take at once (wrap_posix.c's close says why); released by
+     * the kernel even if close fails. */
+    if (s)
+        st_fd_closed(fd);
     int r = ORIG(close, flow_fn)(fp);
     if (s) {
         int err = errno;
         st_stream_closed(s);
         st_bufsize_release(s);
         st_trace_close(s);
-        st_fd_closed(fd); /* released by the kernel even if close failed */
         errno = err;
     }
     return r;

@@ -272,20 +272,29 @@ void st_stream_closed(struct st_stream *s)
 /* glibc's list of every FILE it has open (libio's _IO_list_all). */
 extern FILE *_IO_list_all;
 
-static int is_open_stream(const FILE *fp)
-{
-    for (const FILE *f = _IO_list_all; f; f = f->_chain)
-        if (f == fp)
-            return 1;
-    return 0;
-}
-
 void st_streams_each_open(void (*fn)(struct st_stream *s))
 {
-    for (struct st_file *f = st_files_first(); f; f = f->next_all)
-        for (struct st_stream *s = f->streams; s; s = s->next_in_file)
-            if (!s->closed && is_open_stream(s->fp))
-                fn(s);
+    for (FILE *fp = _IO_list_all; fp; fp = fp->_chain) {
+        struct slot *sl = find(fp);
+        struct st_stream *s = sl ? __atomic_load_n(&sl->stream, __ATOMIC_ACQUIRE) : NULL;
+        if (s && !s->closed)
+            fn(s);
+    }
+}
+
+void st_streams_fork_prepare(void)
+{
+    st_spin_lock(&fold_lock);
+}
+
+void st_streams_fork_parent(void)
+{
+    st_spin_unlock(&fold_lock);
+}
+
+void st_streams_fork_child(void)
+{
+    fold_lock.locked = 0;
 }
 
 void st_stream_observe_buffer_slow(struct st_stream *s, FILE *fp)

@@ -80,11 +80,19 @@ struct st_stream *st_stream_current(FILE *fp);
 /* The stream's fd is being closed: unbind it. */
 void st_stream_closed(struct st_stream *s);
 
-/* Calls fn on every stream whose FILE is still open. A stream closed by a
- * path we do not see (a library's own close slot) is freed memory: only
- * FILEs glibc still lists are looked at. The caller holds glibc's list
- * lock where other threads may open or close streams meanwhile. */
+/* Calls fn on the stream of every FILE glibc still lists as open (a
+ * stream closed by a path we do not see, a library's own close slot, is
+ * freed memory: it is not looked at). The caller holds glibc's list lock
+ * where other threads may open or close streams meanwhile. */
 void st_streams_each_open(void (*fn)(struct st_stream *s));
+
+/* Around fork (init.c's atfork handlers, before the registry lock): a
+ * stream being folded into another (st_stream_retire) is folded before the
+ * fork, and the child never inherits the fold's lock held. The child's
+ * also serves _Fork, which runs no handlers. */
+void st_streams_fork_prepare(void);
+void st_streams_fork_parent(void);
+void st_streams_fork_child(void);
 
 /* After a file stream's fclose: when an earlier stream of its file shows
  * the same in a report (descriptor number, buffer, mode), s's counts are

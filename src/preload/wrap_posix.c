@@ -182,10 +182,11 @@ ST_EXPORT(int, close, (int fd))
 {
     st_ensure_init();
     st_lifecycle_fd_closing(fd);
-    int r = REAL(close)(fd);
-    /* Linux releases the descriptor even when close reports an error. */
+    /* Forgotten before the kernel frees the number: after, another thread's
+     * open could take it first, and this would forget that thread's file.
+     * Linux releases the descriptor even when close reports an error. */
     AFTER(st_fd_closed(fd));
-    return r;
+    return REAL(close)(fd);
 }
 
 /* rewinddir and seekdir each make one lseek on the directory's descriptor

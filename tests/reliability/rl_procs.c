@@ -8,6 +8,7 @@
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -43,6 +44,46 @@ static void wait_all(void)
 }
 
 static const char *self_path;
+
+static void read_through(const char *path)
+{
+    char line[256];
+    FILE *f = fopen(path, "r");
+    if (!f)
+        _exit(90);
+    while (fgets(line, sizeof line, f))
+        ;
+    fclose(f);
+}
+
+static const char *fold_path;
+static volatile int fold_stop;
+
+static void *fold_loop(void *arg)
+{
+    while (!fold_stop)
+        read_through(fold_path);
+    return arg;
+}
+
+static void *reopen_loop(void *arg)
+{
+    char block[4096];
+    for (int i = 0; i < 10000; i++) {
+        int fd = open(arg, O_RDONLY);
+        if (fd < 0 || read(fd, block, sizeof block) != (ssize_t)sizeof block)
+            _exit(91);
+        close(fd);
+    }
+    return NULL;
+}
+
+static void *spin_loop(void *arg)
+{
+    while (!fold_stop)
+        ;
+    return arg;
+}
 
 static int exec_stage(int stage, const char *a)
 {
@@ -100,6 +141,62 @@ int main(int argc, char **argv)
         exec_stage(stage, a);
         perror("exec");
         return 92;
+    }
+
+    if (strcmp(mode, "reopen_threads") == 0) {
+        /* Three threads open, read 4 KiB of and close A, B and C, 10,000
+         * times each: their descriptor numbers pass from thread to thread,
+         * and every read after a file's first is a re-read. */
+        pthread_t t[3];
+        const char *files[3] = {a, b, c};
+        for (int i = 0; i < 3; i++)
+            if (pthread_create(&t[i], NULL, reopen_loop, (void *)files[i]) != 0)
+                return 2;
+        for (int i = 0; i < 3; i++)
+            pthread_join(t[i], NULL);
+        printf("reopened\n");
+        return 0;
+    }
+
+    if (strcmp(mode, "fork_folding") == 0) {
+        /* A thread opens, reads and closes A again and again (each fclose
+         * folds its stream into an earlier one, under a lock of the
+         * library's) while main forks children that do the same once. A
+         * child forked with that lock held must not hang in its fclose. */
+        fold_path = a;
+        pthread_t th, busy[3];
+        if (pthread_create(&th, NULL, fold_loop, NULL) != 0)
+            return 2;
+        /* More runnable threads than CPUs: the folding thread is preempted,
+         * lock held, often enough for a fork to land there. */
+        for (int i = 0; i < 3; i++)
+            if (pthread_create(&busy[i], NULL, spin_loop, NULL) != 0)
+                return 2;
+        int hung = 0;
+        for (int i = 0; i < 300; i++) {
+            pid_t p = fork();
+            if (p == 0) {
+                read_through(a);
+                _exit(0);
+            }
+            int st = 0, done = 0;
+            for (int t = 0; t < 500 && !done; t++) {
+                done = waitpid(p, &st, WNOHANG) == p;
+                if (!done)
+                    usleep(10000);
+            }
+            if (!done) {
+                hung++;
+                kill(p, SIGKILL);
+                waitpid(p, &st, 0);
+            }
+        }
+        fold_stop = 1;
+        pthread_join(th, NULL);
+        for (int i = 0; i < 3; i++)
+            pthread_join(busy[i], NULL);
+        printf("forks 300 hung %d\n", hung);
+        return hung ? 1 : 0;
     }
 
     /* Everything below starts by reading A through stdio, leaving the rest of

@@ -211,6 +211,45 @@ def procs(ctx, mode):
     return problems
 
 
+def fork_folding(ctx):
+    """Forks while another thread closes streams (each fclose folds its
+    stream into an earlier one under the library's fold lock): no child
+    inherits the lock held and hangs in its own fclose. 300 forks; with the
+    lock left out of the fork handlers about 2 % of children hung."""
+    small = os.path.join(ctx.mkdir("fold"), "small.txt")  # mostly fopen and fclose
+    with open(small, "w") as f:
+        f.write("a\nb\nc\n")
+    argv = [ctx.prog("rl_procs"), "fork_folding", small, ctx.files["B"]]
+    plain = ctx.plain(argv, timeout=600)
+    pre = ctx.preloaded(argv, ctx.fresh("reports"), timeout=600)
+    problems = rl.diff_behaviour("procs.fork_folding", plain, pre)
+    print(f"plain: {plain.stdout.decode().strip()}; with seektrace: {pre.stdout.decode().strip()}")
+    return problems
+
+
+def reopen_threads(ctx):
+    """Three threads open, read 4 KiB of and close a file each, 10,000 times:
+    every read after a file's first is a re-read, however the descriptor
+    numbers pass between threads. A close forgot its descriptor after the
+    kernel had freed it, so another thread's open of the same number could
+    lose its file's offsets (and its re-reads) to it."""
+    argv = [ctx.prog("rl_procs"), "reopen_threads", ctx.files["A"], ctx.files["B"],
+            ctx.files["C"]]
+    plain = ctx.plain(argv)
+    rep = ctx.fresh("reports")
+    pre = ctx.preloaded(argv, rep)
+    problems = rl.diff_behaviour("threads.reopen", plain, pre)
+    got = {f["path"]: f for r in rl.load_reports(rep) for f in r["files"]}
+    for key in "ABC":
+        f = got.get(ctx.files[key])
+        want = 9999 * 4096
+        if not f or f["kernel_read_bytes"] != 10000 * 4096 or f["reread_bytes"] != want:
+            problems.append(f"threads.reopen: {key}: kernel "
+                            f"{f and f['kernel_read_bytes']}, re-read {f and f['reread_bytes']}, "
+                            f"expected {10000 * 4096} and {want}")
+    return problems
+
+
 FORK_FAULTS = 200
 
 
@@ -1103,6 +1142,8 @@ for m in ("fork", "vfork", "vfork_dup2", "vfork_exec", "vfork_failed_exec", "pos
           "system", "popen", "exec_chain", "exec_failed", "daemon", "daemon_libc", "_Fork"):
     CASES[f"procs.{m}"] = (lambda m: lambda c: procs(c, m))(m)
 CASES["procs.fork_many"] = fork_many
+CASES["procs.fork_folding"] = fork_folding
+CASES["threads.reopen"] = reopen_threads
 CASES["hostile.reopen_loop"] = reopen_loop
 CASES["hostile.no_proc"] = no_proc
 CASES["own_reads.report"] = lambda c: own_reads(c, False)
