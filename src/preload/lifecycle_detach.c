@@ -64,18 +64,10 @@ ST_REAL_LAZY(daemon, daemon_fn)
 ST_REAL_LAZY(login_tty, login_tty_fn)
 ST_REAL_LAZY(forkpty, forkpty_fn)
 
-/* The real function, or ENOSYS when libc has none. */
-#define REAL_OR_ENOSYS(name)                                                         \
-    name##_fn real = get_##name();                                                   \
-    if (!real) {                                                                     \
-        errno = ENOSYS;                                                              \
-        return -1;                                                                   \
-    }
-
 ST_EXPORT(int, daemon, (int nochdir, int noclose))
 {
     st_ensure_init();
-    REAL_OR_ENOSYS(daemon)
+    ST_REAL_OR_ENOSYS(daemon)
     in_daemon = 1;
     int r = real(nochdir, noclose); /* only the child returns, or a failed fork */
     in_daemon = 0;
@@ -87,7 +79,7 @@ ST_EXPORT(int, daemon, (int nochdir, int noclose))
 ST_EXPORT(int, login_tty, (int fd))
 {
     st_ensure_init();
-    REAL_OR_ENOSYS(login_tty)
+    ST_REAL_OR_ENOSYS(login_tty)
     int r = real(fd);
     if (r == 0)
         std_replaced(fd);
@@ -98,7 +90,7 @@ ST_EXPORT(pid_t, forkpty, (int *master, char *name, const struct termios *termp,
                            const struct winsize *winp))
 {
     st_ensure_init();
-    REAL_OR_ENOSYS(forkpty)
+    ST_REAL_OR_ENOSYS(forkpty)
     pid_t r = real(master, name, termp, winp);
     if (r == 0)
         std_replaced(-1);

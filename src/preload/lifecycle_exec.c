@@ -216,12 +216,8 @@ ST_EXPORT(int, execle, (const char *path, const char *arg, ...))
 ST_EXPORT(pid_t, _Fork, (void))
 {
     st_ensure_init();
-    fork_fn f = get__Fork();
-    if (!f) {
-        errno = ENOSYS;
-        return -1;
-    }
-    pid_t r = f();
+    ST_REAL_OR_ENOSYS(_Fork)
+    pid_t r = real();
     if (r == 0) {
         int e = errno;
         st_lifecycle_child();

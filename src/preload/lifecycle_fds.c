@@ -158,11 +158,7 @@ ST_REAL_LAZY(closedir, closedir_fn)
 ST_EXPORT(int, close_range, (unsigned int lo, unsigned int hi, int flags))
 {
     st_ensure_init();
-    close_range_fn real = get_close_range();
-    if (!real) {
-        errno = ENOSYS;
-        return -1;
-    }
+    ST_REAL_OR_ENOSYS(close_range)
     return range_call(lo, hi, flags, real, NULL);
 }
 
@@ -185,11 +181,7 @@ ST_EXPORT(void, closefrom, (int lo))
 ST_EXPORT(int, closedir, (DIR *dir))
 {
     st_ensure_init();
-    closedir_fn real = get_closedir();
-    if (!real) {
-        errno = ENOSYS;
-        return -1;
-    }
+    ST_REAL_OR_ENOSYS(closedir)
     int fd = dir ? dirfd(dir) : -1;
     int r = real(dir);
     /* glibc closes it whatever closedir returns. One opendir opened is not

@@ -71,6 +71,15 @@ extern struct st_real st_real;
         return f;                                                                    \
     }
 
+/* In a wrapper returning an int or a pid: `real` becomes get_<name>(), and
+ * the wrapper fails with ENOSYS, as the call would, when libc has none. */
+#define ST_REAL_OR_ENOSYS(name)                                                      \
+    __typeof__(get_##name()) real = get_##name();                                    \
+    if (!real) {                                                                     \
+        errno = ENOSYS;                                                              \
+        return -1;                                                                   \
+    }
+
 /* Resolves every pointer; safe to call more than once. Returns the number
  * of names libc does not have (older glibc: e.g. preadv64v2). */
 int st_real_resolve(void);
