@@ -107,7 +107,7 @@ static void *run(void *arg)
     stream.origin = ST_BUF_DEFAULT;
     seek_cell.owner = &stream;
     read_cell.owner = &stream;
-    struct st_counts *cs = &seek_cell.counts, *cr = &read_cell.counts;
+    struct st_tally *cs = &seek_cell.counts, *cr = &read_cell.counts;
     uint64_t seed = j->seed;
     double t0 = cpu_now();
     for (long i = 0; i < j->iterations; i++) {

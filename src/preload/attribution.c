@@ -36,13 +36,13 @@ struct st_site *st_current_site_slow(void)
 }
 
 /* A miss in st_pairs (attribution.h): the look-ups, then the entry. */
-struct st_counts *st_counts_here_slow(const void *owner, struct st_cell **owner_cells)
+struct st_tally *st_counts_here_slow(const void *owner, struct st_cell **owner_cells)
 {
     struct st_thread *t = &st_self;
     t->busy++; /* as in st_current_site_slow */
     void *ra = t->site_ra;
     struct st_site *s = st_current_site();
-    struct st_counts *c = st_cell_counts(owner, owner_cells, s);
+    struct st_tally *c = st_cell_counts(owner, owner_cells, s);
     if (c && ra != ST_SITE_UNWIND && st_site_decided_by_caller(s, ra))
         *st_pair_of(owner, ra) = (struct st_pair){owner, ra, s, t->cached_cell};
     t->busy--;

@@ -115,8 +115,8 @@ static inline struct st_pair *st_pair_of(const void *owner, void *ra)
  * otherwise the look-ups behind them, out of line. NULL when out of memory.
  * Callers are busy (record.h), so no signal handler's call meets an entry
  * half read. */
-struct st_counts *st_counts_here_slow(const void *owner, struct st_cell **owner_cells);
-static inline struct st_counts *st_counts_here(const void *owner, struct st_cell **owner_cells)
+struct st_tally *st_counts_here_slow(const void *owner, struct st_cell **owner_cells);
+static inline struct st_tally *st_counts_here(const void *owner, struct st_cell **owner_cells)
 {
     struct st_thread *t = &st_self;
     if (__builtin_expect(!t->site_pending || t->site_ra == t->cached_ra, 1))

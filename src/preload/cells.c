@@ -48,13 +48,13 @@ static void bring_to_epoch(struct st_cell *c, unsigned epoch)
 {
     st_registry_lock();
     if (__atomic_load_n(&c->epoch, __ATOMIC_RELAXED) != epoch) {
-        memset(&c->counts, 0, sizeof c->counts);
+        st_tally_zero(&c->counts);
         __atomic_store_n(&c->epoch, epoch, __ATOMIC_RELEASE);
     }
     st_registry_unlock();
 }
 
-struct st_counts *st_cell_counts_slow(const void *owner, struct st_cell **owner_cells,
+struct st_tally *st_cell_counts_slow(const void *owner, struct st_cell **owner_cells,
                                       struct st_site *site)
 {
     struct st_thread *t = &st_self;
@@ -93,9 +93,9 @@ struct st_counts *st_cell_counts_slow(const void *owner, struct st_cell **owner_
 void st_cells_total(const struct st_cell *cells, struct st_counts *sum)
 {
     for (const struct st_cell *c = cells; c; c = c->next_of_owner) {
-        const struct st_counts *live = st_cell_live(c);
+        const struct st_tally *live = st_cell_live(c);
         if (live)
-            st_counts_add(sum, live);
+            st_tally_total(live, sum);
     }
 }
 

@@ -8,7 +8,7 @@
 #ifndef SEEKTRACE_CELLS_H
 #define SEEKTRACE_CELLS_H
 
-#include "counts.h"
+#include "tally.h"
 #include "thread_state.h"
 
 struct st_site;
@@ -17,7 +17,7 @@ struct st_cell {
     const void *owner;
     struct st_site *site;
     unsigned epoch; /* st_accounts_epoch when its counts were last current */
-    struct st_counts counts;
+    struct st_tally counts;
     struct st_cell *next_of_owner;
     void *hash_next; /* hash_chains.h */
 };
@@ -30,7 +30,7 @@ struct st_cell {
 extern unsigned st_accounts_epoch;
 
 /* A cell's counts, or NULL when they are an earlier epoch's (zero). */
-static inline const struct st_counts *st_cell_live(const struct st_cell *c)
+static inline const struct st_tally *st_cell_live(const struct st_cell *c)
 {
     return __atomic_load_n(&c->epoch, __ATOMIC_ACQUIRE) ==
                    __atomic_load_n(&st_accounts_epoch, __ATOMIC_RELAXED)
@@ -43,9 +43,9 @@ static inline const struct st_counts *st_cell_live(const struct st_cell *c)
  * this epoch; inline when it is this thread's last cell (every hook inside
  * one call books on the same one; the caches only hold cells of this
  * epoch). */
-struct st_counts *st_cell_counts_slow(const void *owner, struct st_cell **owner_cells,
+struct st_tally *st_cell_counts_slow(const void *owner, struct st_cell **owner_cells,
                                       struct st_site *site);
-static inline struct st_counts *st_cell_counts(const void *owner, struct st_cell **owner_cells,
+static inline struct st_tally *st_cell_counts(const void *owner, struct st_cell **owner_cells,
                                                struct st_site *site)
 {
     /* One load: a signal handler that replaces the cache between two reads

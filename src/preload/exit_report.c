@@ -118,9 +118,8 @@ static void add_to_site(struct st_report_file *rf, size_t cap, const struct st_c
 {
     /* A fork child inherits its parent's cells, of an earlier epoch or
      * zeroed: not its sites. */
-    static const struct st_counts zero;
-    const struct st_counts *live = st_cell_live(c);
-    if (!c->site || !rf->sites || !live || memcmp(live, &zero, sizeof zero) == 0)
+    const struct st_tally *live = st_cell_live(c);
+    if (!c->site || !rf->sites || !live || !st_tally_any(live))
         return;
     size_t i = 0;
     while (i < rf->nsites && rf->sites[i].frames != c->site->symbols)
@@ -132,7 +131,7 @@ static void add_to_site(struct st_report_file *rf, size_t cap, const struct st_c
         rf->sites[i].nframes = rf->sites[i].frames ? c->site->nframes : 0;
         rf->nsites++;
     }
-    st_counts_add(&rf->sites[i].counts, live);
+    st_tally_total(live, &rf->sites[i].counts);
 }
 
 static size_t count_cells(const struct st_file *f)

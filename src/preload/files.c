@@ -152,19 +152,11 @@ struct st_file *st_files_first(void)
     return __atomic_load_n(&all_files, __ATOMIC_ACQUIRE);
 }
 
-/* Word by word: other threads may be counting meanwhile (a failed exec). */
-static void zero_counts(struct st_counts *c)
-{
-    uint64_t *w = (uint64_t *)c;
-    for (size_t i = 0; i < sizeof *c / sizeof *w; i++)
-        __atomic_store_n(&w[i], 0, __ATOMIC_RELAXED);
-}
-
 static void zero_cells(struct st_cell *c)
 {
     for (; c; c = c->next_of_owner)
         if (st_cell_live(c)) /* an earlier epoch's are zero already */
-            zero_counts(&c->counts);
+            st_tally_zero(&c->counts);
 }
 
 void st_files_zero_counts(void)

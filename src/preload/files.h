@@ -11,7 +11,6 @@
 
 #include "attribution.h"
 #include "cells.h"
-#include "counts.h"
 #include "ranges.h"
 #include "sync.h"
 
@@ -52,7 +51,7 @@ struct st_file *st_file_of_fd(int fd, const char *name);
 
 /* Counts for the program's own calls on f at the current call site (NULL
  * when out of memory). */
-static inline struct st_counts *st_file_direct(struct st_file *f)
+static inline struct st_tally *st_file_direct(struct st_file *f)
 {
     return st_counts_here(f, &f->direct_cells);
 }

@@ -50,7 +50,7 @@ void st_infer_end(void)
     struct st_stream *s = b->s;
     b->s = NULL;
     enum st_call call = st_self.call;
-    struct st_counts *c = st_stream_counts(s);
+    struct st_tally *c = st_stream_counts(s);
     if (!c)
         return;
 

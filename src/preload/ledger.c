@@ -40,7 +40,7 @@ static uint64_t sync_with(struct st_stream *s, FILE *fp, int refill)
         /* The bytes were taken by whoever consumed the buffer since the
          * mark: the calls that do so without a hook (getc, fgets) keep doing
          * it from the site that last refilled or moved the buffer. */
-        struct st_counts *c = st_cell_counts(s, &s->cells, s->mark_site);
+        struct st_tally *c = st_cell_counts(s, &s->cells, s->mark_site);
         /* For calls that ask for "a character" or "a line", what was asked
          * is what was delivered. */
         if (c)
@@ -81,7 +81,7 @@ void st_ledger_forget_parents(void)
 
 void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered)
 {
-    struct st_counts *c = st_stream_counts(s);
+    struct st_tally *c = st_stream_counts(s);
     if (c)
         st_ledger_deliver(c, requested, delivered);
 }

@@ -83,7 +83,7 @@ void st_ledger_forget_parents(void);
 
 /* What fread's slot (xsgetn) reports of itself: requested and delivered,
  * booked on c. */
-static inline void st_ledger_deliver(struct st_counts *c, size_t requested, size_t delivered)
+static inline void st_ledger_deliver(struct st_tally *c, size_t requested, size_t delivered)
 {
     st_add(&c->requested_bytes, requested);
     st_add(&c->delivered_bytes, delivered);

@@ -44,20 +44,11 @@ ST_REAL_LAZY(fexecve, fexecve_fn)
 ST_REAL_LAZY(execveat, execveat_fn)
 ST_REAL_LAZY(_Fork, fork_fn)
 
-static int counts_any_activity(const struct st_counts *c)
-{
-    const uint64_t *w = (const uint64_t *)c;
-    for (size_t i = 0; i < sizeof *c / sizeof *w; i++)
-        if (w[i])
-            return 1;
-    return 0;
-}
-
 static int cells_any_activity(const struct st_cell *c)
 {
     for (; c; c = c->next_of_owner) {
-        const struct st_counts *live = st_cell_live(c);
-        if (live && counts_any_activity(live))
+        const struct st_tally *live = st_cell_live(c);
+        if (live && st_tally_any(live))
             return 1;
     }
     return 0;

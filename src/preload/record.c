@@ -7,19 +7,21 @@
 #include "thread_state.h"
 #include "trace_writer.h"
 
-void st_record_read(struct st_file *f, struct st_counts *c, enum st_call call,
-                    int64_t offset, ssize_t result)
+void st_record_read_at(struct st_file *f, struct st_tally *c, struct st_call_cost *cc,
+                       enum st_call call, int64_t offset, ssize_t result)
 {
     st_self.reads++;
     if (!c)
         return;
     st_trace_read(f, c, call, offset, result);
     st_add(&c->read_syscalls, 1);
-    st_add(&c->by_call[call].read_syscalls, 1);
+    if (cc)
+        st_add(&cc->read_syscalls, 1);
     if (result <= 0)
         return;
     st_add(&c->kernel_read_bytes, (uint64_t)result);
-    st_add(&c->by_call[call].kernel_read_bytes, (uint64_t)result);
+    if (cc)
+        st_add(&cc->kernel_read_bytes, (uint64_t)result);
     if (f && offset >= 0) {
         uint64_t again = st_file_note_range(f, (uint64_t)offset, (uint64_t)result);
         st_trace_reread(again);
@@ -28,25 +30,28 @@ void st_record_read(struct st_file *f, struct st_counts *c, enum st_call call,
     }
 }
 
-void st_record_lseek(struct st_counts *c, enum st_call call)
+void st_record_lseek_at(struct st_tally *c, struct st_call_cost *cc)
 {
     st_self.lseeks++;
     if (!c)
         return;
     st_add(&c->lseek_syscalls, 1);
-    st_add(&c->by_call[call].lseek_syscalls, 1);
+    if (cc)
+        st_add(&cc->lseek_syscalls, 1);
 }
 
-void st_record_fstat(struct st_counts *c, enum st_call call)
+void st_record_fstat(struct st_tally *c, enum st_call call)
 {
     if (!c)
         return;
     st_trace_fstat(c, call);
+    struct st_call_cost *cc = st_tally_cost(c, call);
     st_add(&c->fstat_syscalls, 1);
-    st_add(&c->by_call[call].fstat_syscalls, 1);
+    if (cc)
+        st_add(&cc->fstat_syscalls, 1);
 }
 
-void st_record_write(struct st_counts *c, ssize_t result)
+void st_record_write(struct st_tally *c, ssize_t result)
 {
     if (!c)
         return;

@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "counts.h"
+#include "tally.h"
 #include "thread_state.h"
 
 struct st_file;
@@ -22,12 +22,24 @@ static inline enum st_call st_charge(enum st_call fallback)
 }
 
 /* A read-family syscall that returned `result` at file offset `offset`
- * (-1 if unknown: then re-reads cannot be placed and are not counted). */
-void st_record_read(struct st_file *f, struct st_counts *c, enum st_call call,
-                    int64_t offset, ssize_t result);
-void st_record_lseek(struct st_counts *c, enum st_call call);
-void st_record_fstat(struct st_counts *c, enum st_call call);
-void st_record_write(struct st_counts *c, ssize_t result);
+ * (-1 if unknown: then re-reads cannot be placed and are not counted),
+ * booked on c (NULL: counted on the thread only) and charged to `call`,
+ * whose costs c keeps at cc (st_tally_cost; NULL: not kept). The _at forms
+ * are for callers that know cc already (a fast entry: thread_state.h). */
+void st_record_read_at(struct st_file *f, struct st_tally *c, struct st_call_cost *cc,
+                       enum st_call call, int64_t offset, ssize_t result);
+static inline void st_record_read(struct st_file *f, struct st_tally *c, enum st_call call,
+                                  int64_t offset, ssize_t result)
+{
+    st_record_read_at(f, c, c ? st_tally_cost(c, call) : NULL, call, offset, result);
+}
+void st_record_lseek_at(struct st_tally *c, struct st_call_cost *cc);
+static inline void st_record_lseek(struct st_tally *c, enum st_call call)
+{
+    st_record_lseek_at(c, c ? st_tally_cost(c, call) : NULL);
+}
+void st_record_fstat(struct st_tally *c, enum st_call call);
+void st_record_write(struct st_tally *c, ssize_t result);
 
 /* Signal handlers. A read or lseek seen while this thread is busy in
  * seektrace's bookkeeping (busy without own_io: thread_state.h) is a signal

@@ -86,13 +86,18 @@ static void lean_refill(struct st_thread *t, struct st_stream *s, FILE *fp)
 {
     if (t->current_fp != fp || t->current_stream != s || !st_stream_counts(s))
         return; /* st_stream_counts also made the cell the cache's entry */
+    struct st_call_cost *cost = st_tally_cost(&t->cached_cell->counts, t->call);
+    if (!cost)
+        return;
     t->refill = (struct st_fast_call){.fp = fp,
                                       .epoch = t->current_epoch,
                                       .fd_generation = t->current_fd_generation,
                                       .site = t->site,
                                       .stream = s,
                                       .cell = t->cached_cell,
-                                      .desc = st_fd_desc(st_fd_peek(fp->_fileno))};
+                                      .cost = cost,
+                                      .desc = st_fd_desc(st_fd_peek(fp->_fileno)),
+                                      .call = t->call};
     t->lean = &t->refill;
 }
 
@@ -277,7 +282,7 @@ static inline const struct st_fast_call *refill_again(FILE *fp, struct st_frame 
         __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE) == f->fd_generation &&
         f->stream->fd == fp->_fileno && !st_in_exit_cleanup && !st_ops_wanted(f->stream)) {
         struct st_site *site = st_site_above(frame);
-        if (site == f->site) {
+        if (site == f->site && st_site_via(site, ST_CALL_GETC) == f->call) {
             refill_call_begin(t, site, ST_CALL_GETC);
             t->lean = f;
             return f;
@@ -358,7 +363,7 @@ static inline struct seek_before seek_before(const FILE *fp)
 }
 
 /* Kept: buffered data before, the same window after, nothing read. */
-static void note_seek(struct st_counts *c, const struct seek_before *b, const FILE *fp)
+static void note_seek(struct st_tally *c, const struct seek_before *b, const FILE *fp)
 {
     int kept = b->end > b->base && fp->_IO_read_base == b->base && fp->_IO_read_end == b->end &&
                st_self.reads == b->reads;
@@ -377,7 +382,7 @@ static GENERAL off64_t general_seekoff(FILE *fp, off64_t off, int dir, int mode)
     off64_t r = ORIG(seekoff, seekoff_fn)(fp, off, dir, mode);
     int e = errno;
     if (outer && is_seek_call(st_self.call)) {
-        struct st_counts *c = st_stream_counts(s);
+        struct st_tally *c = st_stream_counts(s);
         if (c)
             note_seek(c, &b, fp);
     }
@@ -427,10 +432,11 @@ static int64_t stdio_offset(const struct st_desc *d, FILE *fp)
 
 /* A read of s's that returned r at off: booked on c, charged to call; the
  * fd's offset and the stream's buffer followed. The caller is busy. */
-static inline void book_read(struct st_stream *s, FILE *fp, struct st_counts *c, enum st_call call,
-                             struct st_desc *d, int64_t off, ssize_t r)
+static inline void book_read(struct st_stream *s, FILE *fp, struct st_tally *c,
+                             struct st_call_cost *cc, enum st_call call, struct st_desc *d,
+                             int64_t off, ssize_t r)
 {
-    st_record_read(s->file, c, call, off, r);
+    st_record_read_at(s->file, c, cc, call, off, r);
     if (r > 0)
         st_desc_set(d, off >= 0 ? off + r : -1);
     if (st_stream_observe_buffer(s, fp))
@@ -451,7 +457,9 @@ static GENERAL ssize_t general_read(FILE *fp, void *buf, ssize_t n)
     }
     int err = errno;
     st_self.busy++;
-    book_read(s, fp, st_stream_counts(s), st_charge(ST_CALL_OTHER), d, off, r);
+    struct st_tally *c = st_stream_counts(s);
+    enum st_call call = st_charge(ST_CALL_OTHER);
+    book_read(s, fp, c, c ? st_tally_cost(c, call) : NULL, call, d, off, r);
     st_self.busy--;
     errno = err;
     return r;
@@ -470,7 +478,7 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
     ssize_t r = ORIG(read, read_fn)(fp, buf, n);
     int err = errno;
     t->busy++;
-    book_read(s, fp, &f->cell->counts, t->call, f->desc, off, r);
+    book_read(s, fp, &f->cell->counts, f->cost, f->call, f->desc, off, r);
     t->busy--;
     errno = err;
     return r;
@@ -508,7 +516,7 @@ static GENERAL off64_t general_seek(FILE *fp, off64_t off, int whence)
     }
     int err = errno;
     st_self.busy++; /* a handler's stdio must not meet the caches half updated */
-    struct st_counts *c = st_stream_counts(s);
+    struct st_tally *c = st_stream_counts(s);
     st_record_lseek(c, st_charge(ST_CALL_OTHER));
     st_trace_lseek(c, st_charge(ST_CALL_OTHER), r);
     if (r >= 0)
@@ -524,7 +532,7 @@ static off64_t hook_seek(FILE *fp, off64_t off, int whence)
     if (!f)
         return general_seek(fp, off, whence);
     off64_t r = ORIG(seek, seek_fn)(fp, off, whence);
-    st_record_lseek(&f->cell->counts, st_self.call);
+    st_record_lseek_at(&f->cell->counts, f->cost);
     if (r >= 0)
         st_desc_set(f->desc, r);
     return r;

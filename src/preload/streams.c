@@ -124,15 +124,11 @@ void st_stream_retire(struct st_stream *s)
         st_cells_total(s->cells, &total);
         st_whatif_stream_counts(&s->whatif, &total);
         for (struct st_cell *c = s->cells; c && moved; c = c->next_of_owner) {
-            const struct st_counts *live = st_cell_live(c);
-            if (!live)
+            if (!st_cell_live(c))
                 continue; /* a fork child's inherited cell: zero */
-            struct st_counts *to = st_cell_counts(into, &into->cells, c->site);
-            if (to) {
-                st_counts_add(to, live);
-                memset(&c->counts, 0, sizeof c->counts);
-            }
-            moved = to != NULL; /* out of memory: the rest stays where it is */
+            struct st_tally *to = st_cell_counts(into, &into->cells, c->site);
+            /* out of memory: the rest stays where it is */
+            moved = to && st_tally_move(to, &c->counts) == 0;
         }
         if (moved) {
             into->folded_whatif_predicted += total.whatif_4k_kernel_read_bytes;

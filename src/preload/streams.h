@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "attribution.h"
-#include "counts.h"
+#include "tally.h"
 #include "report_model.h"
 #include "whatif_stream.h"
 
@@ -104,7 +104,7 @@ void st_streams_fork_child(void);
 void st_stream_retire(struct st_stream *s);
 
 /* The stream's counts at the current call site. */
-static inline struct st_counts *st_stream_counts(struct st_stream *s)
+static inline struct st_tally *st_stream_counts(struct st_stream *s)
 {
     return st_counts_here(s, &s->cells);
 }

@@ -14,6 +14,7 @@ struct st_stream;
 struct st_site;
 struct st_cell;
 struct st_desc;
+struct st_call_cost;
 
 struct st_thread {
     /* > 0 while seektrace's own code runs on this thread: whatever it calls,
@@ -73,7 +74,12 @@ struct st_thread {
         struct st_site *site;
         struct st_stream *stream;
         struct st_cell *cell;
+        /* Where the cell counts this call kind (tally.h): an indirect call
+         * from one return address may reach another wrapper, so the kind is
+         * checked too. */
+        struct st_call_cost *cost;
         struct st_desc *desc; /* its fd's description (fdtable.h), or NULL */
+        enum st_call call;
         /* The site depends on more than ra (SEEKTRACE_STACK > 1, or a
          * runtime caller): each call checks it up the stack (sites.h). */
         int check_stack;

@@ -143,7 +143,7 @@ struct tw {
      * sets of two ways, the last used first): a loop's calls go to a few
      * cells, so most events never look up the shared table. */
     struct {
-        const struct st_counts *cell;
+        const struct st_tally *cell;
         uint32_t id;
     } cell_ids[16];
     /* decoder mirror */
@@ -1038,7 +1038,7 @@ static uint32_t site_id(struct tw *t, const struct st_site *site)
 
 /* The id of the cell holding counts c, defining it (and its owner and
  * site) on first use. hint_file: a file the owner may be. */
-static uint32_t cell_id(struct tw *t, struct st_counts *c, const struct st_file *hint_file)
+static uint32_t cell_id(struct tw *t, struct st_tally *c, const struct st_file *hint_file)
 {
     const struct st_cell *cell =
         (const struct st_cell *)((const char *)c - offsetof(struct st_cell, counts));
@@ -1069,7 +1069,7 @@ static uint32_t cell_id(struct tw *t, struct st_counts *c, const struct st_file 
  * share a set). Out of line: it may define the cell, its owner and its
  * site, and begin_event, which every event passes, should not pay for its
  * registers. */
-__attribute__((noinline)) static uint32_t cell_id_cached(struct tw *t, struct st_counts *c,
+__attribute__((noinline)) static uint32_t cell_id_cached(struct tw *t, struct st_tally *c,
                                                          const struct st_file *hint, unsigned set)
 {
     uint32_t id = cell_id(t, c, hint);
@@ -1080,7 +1080,7 @@ __attribute__((noinline)) static uint32_t cell_id_cached(struct tw *t, struct st
 }
 
 /* The id of c if the thread's cache holds it in set `set`, else 0. */
-static inline uint32_t cached_cell_id(const struct tw *t, const struct st_counts *c, unsigned set)
+static inline uint32_t cached_cell_id(const struct tw *t, const struct st_tally *c, unsigned set)
 {
     return c == t->cell_ids[set].cell       ? t->cell_ids[set].id
            : c == t->cell_ids[set + 1].cell ? t->cell_ids[set + 1].id
@@ -1094,7 +1094,7 @@ static inline uint32_t cached_cell_id(const struct tw *t, const struct st_counts
 /* reach_cell's rare half: the cell is not in the thread's cache (it may
  * need defining), or the chunk is full. NULL: the event is lost and the
  * writer left. */
-__attribute__((noinline)) static uint8_t *reach_cell_slow(struct tw *t, struct st_counts *c,
+__attribute__((noinline)) static uint8_t *reach_cell_slow(struct tw *t, struct st_tally *c,
                                                           const struct st_file *hint, unsigned set,
                                                           uint32_t *id)
 {
@@ -1115,7 +1115,7 @@ __attribute__((noinline)) static uint8_t *reach_cell_slow(struct tw *t, struct s
  * here, and the usual case (a cached cell, room in the chunk) is a few
  * loads and compares. */
 static inline __attribute__((always_inline)) uint8_t *reach_cell(struct tw **tp,
-                                                                 struct st_counts *c,
+                                                                 struct st_tally *c,
                                                                  const struct st_file *hint,
                                                                  uint32_t *id)
 {
@@ -1135,7 +1135,7 @@ static inline __attribute__((always_inline)) uint8_t *reach_cell(struct tw **tp,
 /* reach_cell, and the TARGET switch to the cell written: the position
  * returned is past it. */
 static inline __attribute__((always_inline)) uint8_t *begin_event(struct tw **tp,
-                                                                  struct st_counts *c,
+                                                                  struct st_tally *c,
                                                                   const struct st_file *hint)
 {
     uint32_t id;
@@ -1145,7 +1145,7 @@ static inline __attribute__((always_inline)) uint8_t *begin_event(struct tw **tp
 
 /* CALL names its cell itself (F2) when the target changes: a loop that
  * alternates between two calls would otherwise need a TARGET per call. */
-void st_trace_call_begin_(struct st_counts *c, enum st_call call)
+void st_trace_call_begin_(struct st_tally *c, enum st_call call)
 {
     struct tw *t;
     uint32_t id;
@@ -1209,7 +1209,7 @@ void st_trace_call_end_(void)
     leave();
 }
 
-void st_trace_count_(struct st_counts *c, enum st_call call)
+void st_trace_count_(struct st_tally *c, enum st_call call)
 {
     struct tw *t;
     uint8_t *p = c ? begin_event(&t, c, NULL) : NULL;
@@ -1268,7 +1268,7 @@ void st_trace_close_(struct st_stream *s)
     leave();
 }
 
-void st_trace_deliver_(struct st_counts *c, uint64_t requested, uint64_t delivered)
+void st_trace_deliver_(struct st_tally *c, uint64_t requested, uint64_t delivered)
 {
     struct tw *t;
     uint8_t *p = c ? begin_event(&t, c, NULL) : NULL;
@@ -1283,7 +1283,7 @@ void st_trace_deliver_(struct st_counts *c, uint64_t requested, uint64_t deliver
     leave();
 }
 
-void st_trace_seek_(struct st_counts *c, int kept, uint64_t resync)
+void st_trace_seek_(struct st_tally *c, int kept, uint64_t resync)
 {
     struct tw *t;
     uint8_t *p = c ? begin_event(&t, c, NULL) : NULL;
@@ -1363,7 +1363,7 @@ static uint8_t *put_sys_time(struct tw *t, uint8_t *p)
     return st_put_u(p, end - start);
 }
 
-void st_trace_read_(struct st_file *f, struct st_counts *c, enum st_call call, int64_t offset,
+void st_trace_read_(struct st_file *f, struct st_tally *c, enum st_call call, int64_t offset,
                     ssize_t result)
 {
     struct tw *t;
@@ -1440,7 +1440,7 @@ void st_trace_reread_(uint64_t again)
     leave();
 }
 
-void st_trace_lseek_(struct st_counts *c, enum st_call call, int64_t result)
+void st_trace_lseek_(struct st_tally *c, enum st_call call, int64_t result)
 {
     struct tw *t;
     uint8_t *p = c ? begin_event(&t, c, NULL) : NULL;
@@ -1466,7 +1466,7 @@ void st_trace_lseek_(struct st_counts *c, enum st_call call, int64_t result)
     leave();
 }
 
-void st_trace_fstat_(struct st_counts *c, enum st_call call)
+void st_trace_fstat_(struct st_tally *c, enum st_call call)
 {
     struct tw *t;
     uint8_t *p = c ? begin_event(&t, c, NULL) : NULL;
@@ -1482,7 +1482,7 @@ void st_trace_fstat_(struct st_counts *c, enum st_call call)
     leave();
 }
 
-void st_trace_write_(struct st_counts *c, ssize_t result)
+void st_trace_write_(struct st_tally *c, ssize_t result)
 {
     struct tw *t;
     uint8_t *p = c ? begin_event(&t, c, NULL) : NULL;
@@ -1497,7 +1497,7 @@ void st_trace_write_(struct st_counts *c, ssize_t result)
     leave();
 }
 
-void st_trace_posix_read_(struct st_counts *c, enum st_call call, uint64_t requested,
+void st_trace_posix_read_(struct st_tally *c, enum st_call call, uint64_t requested,
                           ssize_t result)
 {
     st_trace_count_(c, call);
@@ -1506,7 +1506,7 @@ void st_trace_posix_read_(struct st_counts *c, enum st_call call, uint64_t reque
         st_trace_deliver_(c, req, del);
 }
 
-void st_trace_posix_lseek_(struct st_counts *c, int64_t result)
+void st_trace_posix_lseek_(struct st_tally *c, int64_t result)
 {
     st_trace_count_(c, ST_CALL_LSEEK);
     st_trace_lseek_(c, ST_CALL_LSEEK, result);

@@ -43,11 +43,11 @@ static uint64_t iov_bytes(const struct iovec *v, int n)
 static void note_read(int fd, enum st_call call, uint64_t requested, int64_t offset, ssize_t r)
 {
     const struct st_fd *e = st_fd_get(fd);
-    struct st_counts *c = e ? st_file_direct(e->file) : NULL;
+    struct st_tally *c = e ? st_file_direct(e->file) : NULL;
     if (!c)
         return;
     int64_t at = offset >= 0 ? offset : st_desc_offset(e->desc);
-    st_add(&c->by_call[call].calls, 1);
+    st_tally_count_call(c, call);
     if (r >= 0)
         st_add(&c->requested_bytes, requested);
     if (r > 0)
@@ -61,10 +61,10 @@ static void note_read(int fd, enum st_call call, uint64_t requested, int64_t off
 static void note_lseek(int fd, off64_t r)
 {
     const struct st_fd *e = st_fd_get(fd);
-    struct st_counts *c = e ? st_file_direct(e->file) : NULL;
+    struct st_tally *c = e ? st_file_direct(e->file) : NULL;
     if (!c)
         return;
-    st_add(&c->by_call[ST_CALL_LSEEK].calls, 1);
+    st_tally_count_call(c, ST_CALL_LSEEK);
     st_record_lseek(c, ST_CALL_LSEEK);
     st_trace_posix_lseek(c, r);
     if (r >= 0)
@@ -138,9 +138,9 @@ static void note_open(int fd, int dir, const char *path)
 {
     st_fd_opened(fd, dir == AT_FDCWD || (path && path[0] == '/') ? path : NULL);
     const struct st_fd *e = st_fd_get(fd);
-    struct st_counts *c = e ? st_file_direct(e->file) : NULL;
+    struct st_tally *c = e ? st_file_direct(e->file) : NULL;
     if (c)
-        st_add(&c->by_call[ST_CALL_OPEN].calls, 1);
+        st_tally_count_call(c, ST_CALL_OPEN);
     st_trace_count(c, ST_CALL_OPEN);
 }
 
@@ -195,7 +195,7 @@ ST_EXPORT(int, close, (int fd))
 static void note_dir_lseek(DIR *dir, long pos)
 {
     const struct st_fd *e = st_fd_get(dirfd(dir));
-    struct st_counts *c = e ? st_file_direct(e->file) : NULL;
+    struct st_tally *c = e ? st_file_direct(e->file) : NULL;
     if (!c)
         return;
     st_record_lseek(c, ST_CALL_OTHER);

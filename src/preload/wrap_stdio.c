@@ -35,9 +35,10 @@ int st_call_begin(enum st_call call, FILE *fp, struct st_frame frame)
         unsigned now = __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE);
         unsigned gen = __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE);
         struct st_stream *s = st_stream_current(fp);
-        struct st_counts *c = s ? st_stream_counts(s) : NULL;
-        if (c)
-            st_add(&c->by_call[call].calls, 1);
+        struct st_tally *c = s ? st_stream_counts(s) : NULL;
+        struct st_call_cost *cost = c ? st_tally_cost(c, call) : NULL;
+        if (cost)
+            st_add(&cost->calls, 1);
         /* The next call on fp from here can take the fast path: at once
          * when the return address alone decides the site, else once a
          * check up the stack from its frame finds this site again (the walk
@@ -45,17 +46,19 @@ int st_call_begin(enum st_call call, FILE *fp, struct st_frame frame)
          * st_stream_counts has just made this (stream, site) the cell
          * cache's entry. */
         int decided = st_site_decided_by_caller(t->site, caller);
-        if (c && (decided || t->site)) {
+        if (cost && (decided || t->site)) {
             struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
-            *f = (struct st_fast_call){fp,
-                                       caller,
-                                       now,
-                                       gen,
-                                       t->site,
-                                       s,
-                                       t->cached_cell,
-                                       st_fd_desc(st_fd_peek(fp->_fileno)),
-                                       !decided};
+            *f = (struct st_fast_call){.fp = fp,
+                                       .ra = caller,
+                                       .epoch = now,
+                                       .fd_generation = gen,
+                                       .site = t->site,
+                                       .stream = s,
+                                       .cell = t->cached_cell,
+                                       .cost = cost,
+                                       .desc = st_fd_desc(st_fd_peek(fp->_fileno)),
+                                       .call = call,
+                                       .check_stack = !decided};
         }
         if (st_capture_inferred && s)
             st_infer_begin(s, fp);
@@ -82,8 +85,9 @@ void st_call_end(int began)
     }
 }
 
-/* The fast path: this thread's last call on the same stream from the same
- * return address found its site and cell (st_call_begin), the stream is
+/* The fast path: this thread's last call of this kind on the same stream
+ * from the same return address found its site and cell (st_call_begin),
+ * and where the cell counts this kind (tally.h); the stream is
  * still bound (epoch), no fd has changed (fd generation), inferred
  * capture is off and, where the return address alone does not decide the
  * site, `walk` is set and the stack above the wrapper's frame is the one
@@ -109,7 +113,7 @@ static inline __attribute__((always_inline)) int call_begin_fast(enum st_call ca
     t->in_call = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     const struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
-    if (__builtin_expect(fp == f->fp && caller == f->ra &&
+    if (__builtin_expect(fp == f->fp && caller == f->ra && call == f->call &&
                              __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE) == f->epoch &&
                              __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE) ==
                                  f->fd_generation &&
@@ -121,7 +125,7 @@ static inline __attribute__((always_inline)) int call_begin_fast(enum st_call ca
         t->site_ra = caller;
         t->site_pending = 0;
         t->cached_cell = f->cell;
-        st_add(&f->cell->counts.by_call[call].calls, 1);
+        st_add(&f->cost->calls, 1);
         if (__builtin_expect(!st_ops_wanted(f->stream), 1)) {
             t->lean = f;
             return 2;
@@ -262,9 +266,9 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
             struct st_stream *s = st_stream_opened(fp, path);                        \
             st_bufsize_apply(fp, s);                                                 \
             st_op_open(s, mode, path != NULL);                                       \
-            struct st_counts *c = s ? st_stream_counts(s) : NULL;                    \
+            struct st_tally *c = s ? st_stream_counts(s) : NULL;                    \
             if (c)                                                                   \
-                st_add(&c->by_call[ST_CALL_FOPEN].calls, 1);                         \
+                st_tally_count_call(c, ST_CALL_FOPEN);                         \
             st_trace_count(c, ST_CALL_FOPEN);                                        \
             st_self.busy--;                                                          \
         }                                                                            \

@@ -1,0 +1,134 @@
+/* tally.c — see tally.h. */
+#define _GNU_SOURCE 1
+#include "tally.h"
+
+#include <errno.h>
+
+#include "arena.h"
+#include "sync.h"
+
+/* The third and later kinds: one full array, shared by all of them. Its
+ * allocation may race another thread's: the loser's copy is left unused
+ * (the arena never frees). Called from hooks that promise errno intact. */
+static struct st_call_cost *more_of(struct st_tally *t)
+{
+    struct st_call_cost *m = __atomic_load_n(&t->more, __ATOMIC_ACQUIRE);
+    if (m)
+        return m;
+    int e = errno;
+    struct st_call_cost *fresh = st_alloc(ST_CALL_COUNT * sizeof *fresh);
+    errno = e;
+    if (!fresh)
+        return NULL;
+    if (__atomic_compare_exchange_n(&t->more, &m, fresh, 0, __ATOMIC_ACQ_REL,
+                                    __ATOMIC_ACQUIRE))
+        return fresh;
+    return m;
+}
+
+struct st_call_cost *st_tally_cost_slow(struct st_tally *t, enum st_call call)
+{
+    unsigned char k = (unsigned char)(call + 1);
+    for (int i = 0; i < ST_TALLY_INLINE; i++) {
+        unsigned char seen = 0;
+        if (__atomic_compare_exchange_n(&t->kinds[i], &seen, k, 0, __ATOMIC_RELAXED,
+                                        __ATOMIC_RELAXED) ||
+            seen == k)
+            return &t->cost[i];
+    }
+    struct st_call_cost *m = more_of(t);
+    return m ? &m[call] : NULL;
+}
+
+static void cost_add(struct st_call_cost *to, const struct st_call_cost *from)
+{
+    to->calls += from->calls;
+    to->read_syscalls += from->read_syscalls;
+    to->kernel_read_bytes += from->kernel_read_bytes;
+    to->lseek_syscalls += from->lseek_syscalls;
+    to->fstat_syscalls += from->fstat_syscalls;
+}
+
+static void scalars_add(struct st_counts *sum, const struct st_tally *t)
+{
+#define COUNT_FIELD(name, id) sum->name += t->name;
+#include "counts_fields.def"
+#undef COUNT_FIELD
+}
+
+void st_tally_total(const struct st_tally *t, struct st_counts *sum)
+{
+    scalars_add(sum, t);
+    for (int i = 0; i < ST_TALLY_INLINE; i++) {
+        unsigned char k = __atomic_load_n(&t->kinds[i], __ATOMIC_RELAXED);
+        if (k)
+            cost_add(&sum->by_call[k - 1], &t->cost[i]);
+    }
+    const struct st_call_cost *m = __atomic_load_n(&t->more, __ATOMIC_ACQUIRE);
+    if (m)
+        for (int c = 0; c < ST_CALL_COUNT; c++)
+            cost_add(&sum->by_call[c], &m[c]);
+}
+
+static int cost_any(const struct st_call_cost *c)
+{
+    return (c->calls | c->read_syscalls | c->kernel_read_bytes | c->lseek_syscalls |
+            c->fstat_syscalls) != 0;
+}
+
+int st_tally_move(struct st_tally *to, struct st_tally *from)
+{
+    struct st_counts sum = {0};
+    st_tally_total(from, &sum);
+    /* Every kind's place in `to` first: all of it moves, or none. */
+    struct st_call_cost *dst[ST_CALL_COUNT] = {0};
+    for (int c = 0; c < ST_CALL_COUNT; c++)
+        if (cost_any(&sum.by_call[c]) && !(dst[c] = st_tally_cost(to, (enum st_call)c)))
+            return -1;
+#define COUNT_FIELD(name, id) st_add(&to->name, sum.name);
+#include "counts_fields.def"
+#undef COUNT_FIELD
+    for (int c = 0; c < ST_CALL_COUNT; c++) {
+        if (!dst[c])
+            continue;
+        st_add(&dst[c]->calls, sum.by_call[c].calls);
+        st_add(&dst[c]->read_syscalls, sum.by_call[c].read_syscalls);
+        st_add(&dst[c]->kernel_read_bytes, sum.by_call[c].kernel_read_bytes);
+        st_add(&dst[c]->lseek_syscalls, sum.by_call[c].lseek_syscalls);
+        st_add(&dst[c]->fstat_syscalls, sum.by_call[c].fstat_syscalls);
+    }
+    st_tally_zero(from);
+    return 0;
+}
+
+static void zero_words(void *p, size_t size)
+{
+    uint64_t *w = p;
+    for (size_t i = 0; i < size / sizeof *w; i++)
+        __atomic_store_n(&w[i], 0, __ATOMIC_RELAXED);
+}
+
+void st_tally_zero(struct st_tally *t)
+{
+#define COUNT_FIELD(name, id) __atomic_store_n(&t->name, 0, __ATOMIC_RELAXED);
+#include "counts_fields.def"
+#undef COUNT_FIELD
+    zero_words(t->cost, sizeof t->cost);
+    struct st_call_cost *m = __atomic_load_n(&t->more, __ATOMIC_ACQUIRE);
+    if (m)
+        zero_words(m, ST_CALL_COUNT * sizeof *m);
+}
+
+int st_tally_any(const struct st_tally *t)
+{
+    uint64_t any = 0;
+#define COUNT_FIELD(name, id) any |= t->name;
+#include "counts_fields.def"
+#undef COUNT_FIELD
+    for (int i = 0; i < ST_TALLY_INLINE; i++)
+        any |= (uint64_t)cost_any(&t->cost[i]);
+    const struct st_call_cost *m = __atomic_load_n(&t->more, __ATOMIC_ACQUIRE);
+    for (int c = 0; m && c < ST_CALL_COUNT; c++)
+        any |= (uint64_t)cost_any(&m[c]);
+    return any != 0;
+}
