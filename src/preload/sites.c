@@ -339,6 +339,34 @@ struct st_site *st_site_above(struct st_frame key)
     return st_site_depth ? site_keyed(key) : NULL;
 }
 
+unsigned st_site_last_way(void)
+{
+#ifdef ST_UNWIND_CACHE
+    return cache.last;
+#else
+    return 0;
+#endif
+}
+
+struct st_site *st_site_above_from(struct st_frame key, unsigned way)
+{
+#ifdef ST_UNWIND_CACHE
+    if (!st_site_depth)
+        return NULL;
+    st_self.busy++;
+    const struct chain *c = &cache.way[way % CACHE_WAYS];
+    struct st_site *s = chain_matches(c, (uintptr_t)key.cfa, (uintptr_t)key.ra) ? c->site : NULL;
+    if (s)
+        cache.last = way % CACHE_WAYS;
+    st_self.busy--;
+    if (s)
+        return s;
+#else
+    (void)way;
+#endif
+    return st_site_above(key);
+}
+
 struct st_site *st_site_from_caller(struct st_frame caller)
 {
     uintptr_t pc = (uintptr_t)caller.ra;

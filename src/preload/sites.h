@@ -62,6 +62,13 @@ struct st_site *st_site_here(void);
  * from its own frame checks none of the frames of ours below it. */
 struct st_site *st_site_above(struct st_frame key);
 
+/* Where the last look-up through the unwind cache found its walk, or left
+ * the walk it made; and st_site_above trying that place first. A wrapper's
+ * fast entry keeps it: the two lines of an fseek + fread loop hit two
+ * places in turn, and each look-up would scan the others first. */
+unsigned st_site_last_way(void);
+struct st_site *st_site_above_from(struct st_frame key, unsigned way);
+
 /* The stdio call made at a site found by st_site_here, or `fallback` when
  * no walk has named it (wrapped calls' sites are never walked for this). */
 static inline enum st_call st_site_via(const struct st_site *s, enum st_call fallback)

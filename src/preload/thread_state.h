@@ -81,8 +81,9 @@ struct st_thread {
         struct st_desc *desc; /* its fd's description (fdtable.h), or NULL */
         enum st_call call;
         /* The site depends on more than ra (SEEKTRACE_STACK > 1, or a
-         * runtime caller): each call checks it up the stack (sites.h). */
-        int check_stack;
+         * runtime caller): each call checks it up the stack (sites.h),
+         * first where the unwind cache kept it (st_site_last_way). */
+        unsigned short check_stack, way;
     } fast[8]; /* by ST_FAST_SLOT(ra) */
     /* The fast-path call in progress when nothing it does is traced or
      * followed (NULL otherwise): the hooks it runs into on its own FILE

@@ -58,7 +58,8 @@ int st_call_begin(enum st_call call, FILE *fp, struct st_frame frame)
                                        .cost = cost,
                                        .desc = st_fd_desc(st_fd_peek(fp->_fileno)),
                                        .call = call,
-                                       .check_stack = !decided};
+                                       .check_stack = !decided,
+                                       .way = (unsigned short)st_site_last_way()};
         }
         if (st_capture_inferred && s)
             st_infer_begin(s, fp);
@@ -85,23 +86,46 @@ void st_call_end(int began)
     }
 }
 
+/* A fast entry matched: the call is marked and counted with a few loads
+ * and stores, and the cell cache primed for the hooks inside it. When the
+ * stream's operations are neither traced nor followed (ops.h: nothing to
+ * record), it also ends without touching errno (nothing on this path can
+ * change it): 2, and the hooks inside take their lean path (t->lean).
+ * Otherwise 3: the trace and the ops are still to be told
+ * (call_begin_rest), and the call ends like a slow-path one. */
+static inline __attribute__((always_inline)) int fast_call_matched(struct st_thread *t,
+                                                                   const struct st_fast_call *f,
+                                                                   enum st_call call, void *caller)
+{
+    t->call = call;
+    t->site = f->site;
+    t->site_ra = caller;
+    t->site_pending = 0;
+    t->cached_cell = f->cell;
+    st_add(&f->cost->calls, 1);
+    if (__builtin_expect(!st_ops_wanted(f->stream), 1)) {
+        t->lean = f;
+        return 2;
+    }
+    /* Followed but not traced: the ops are told around the call, and the
+     * hooks inside record nothing of their own unless the call reads a
+     * byte at a time (buffer_slot_enter): lean too. */
+    if (!st_trace_on && !st_ops_reads_per_byte(call))
+        t->lean = f;
+    return 3;
+}
+
 /* The fast path: this thread's last call of this kind on the same stream
  * from the same return address found its site and cell (st_call_begin),
- * and where the cell counts this kind (tally.h); the stream is
- * still bound (epoch), no fd has changed (fd generation), inferred
- * capture is off and, where the return address alone does not decide the
- * site, `walk` is set and the stack above the wrapper's frame is the one
- * that found it (st_site_above: a few return-address slots compared when
- * it was seen before). Then the call is marked and counted with a few
- * loads and stores and the cell cache is primed for the hooks inside it.
- * When the stream's operations are neither traced nor followed (ops.h:
- * nothing to record), it also ends without touching errno (nothing on this
- * path can change it): 2, and the hooks inside take their lean path
- * (t->lean). Otherwise 3: the trace and the ops are still to be
- * told (call_begin_rest), and the call ends like a slow-path one. Else 0,
- * with nothing done. */
+ * and where the cell counts this kind (tally.h); the stream is still
+ * bound (epoch), no fd has changed (fd generation) and inferred capture is
+ * off. Then fast_call_matched's 2 or 3, or, where the return address alone
+ * does not decide the site, 4: in the call, the stack above the wrapper's
+ * frame still to compare with the one that found the site
+ * (call_begin_rest: out of line, so that this path keeps no registers of
+ * its own across the real call). Else 0, with nothing done. */
 static inline __attribute__((always_inline)) int call_begin_fast(enum st_call call, FILE *fp,
-                                                                 struct st_frame frame, int walk)
+                                                                 struct st_frame frame)
 {
     void *caller = (void *)frame.ra;
     struct st_thread *t = &st_self;
@@ -117,46 +141,35 @@ static inline __attribute__((always_inline)) int call_begin_fast(enum st_call ca
                              __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE) == f->epoch &&
                              __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE) ==
                                  f->fd_generation &&
-                             !st_capture_inferred &&
-                             (!f->check_stack || (walk && st_site_above(frame) == f->site)),
-                         1)) {
-        t->call = call;
-        t->site = f->site;
-        t->site_ra = caller;
-        t->site_pending = 0;
-        t->cached_cell = f->cell;
-        st_add(&f->cost->calls, 1);
-        if (__builtin_expect(!st_ops_wanted(f->stream), 1)) {
-            t->lean = f;
-            return 2;
-        }
-        /* Followed but not traced: the ops are told around the call, and
-         * the hooks inside record nothing of their own unless the call
-         * reads a byte at a time (buffer_slot_enter): lean too. */
-        if (!st_trace_on && !st_ops_reads_per_byte(call))
-            t->lean = f;
-        return 3;
-    }
+                             !st_capture_inferred,
+                         1))
+        return __builtin_expect(f->check_stack, 0) ? 4 : fast_call_matched(t, f, call, caller);
     t->in_call = 0;
     return 0;
 }
 
-/* What the wrapper's call_begin_fast left to do. 0: the fast path again,
- * now for an entry whose site is checked up the stack (walk: the wrapper
- * leaves that here, so that its own fast path keeps no registers across
- * the real call), else st_call_begin. 3, a fast-path call whose stream's
- * operations are traced or followed (ops.h), is told to them with the cell
- * already known, and ends like a slow-path call. */
+/* What the wrapper's call_begin_fast left to do. 4: the stack check (a
+ * few return-address slots compared, starting where the unwind cache kept
+ * the entry's walk: sites.h), then the rest of the fast path, or, when the
+ * stack differs, the slow one. 0: st_call_begin. 3, a fast-path call whose
+ * stream's operations are traced or followed (ops.h), is told to them with
+ * the cell already known, and ends like a slow-path call. */
 static int call_begin_rest(int began, enum st_call call, FILE *fp, struct st_frame frame)
 {
-    if (!began)
-        began = call_begin_fast(call, fp, frame, 1);
+    struct st_thread *t = &st_self;
+    const struct st_fast_call *f = &t->fast[ST_FAST_SLOT(frame.ra)];
+    if (began == 4) {
+        if (st_site_above_from(frame, f->way) == f->site) {
+            began = fast_call_matched(t, f, call, (void *)frame.ra);
+        } else {
+            t->in_call = 0;
+            began = 0;
+        }
+    }
     if (!began)
         return st_call_begin(call, fp, frame);
     if (began != 3)
         return began;
-    struct st_thread *t = &st_self;
-    const struct st_fast_call *f = &t->fast[ST_FAST_SLOT(frame.ra)];
     t->busy++;
     st_trace_call_begin(&f->cell->counts, call);
     st_ops_call_begins(f->stream, fp);
@@ -192,7 +205,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     {                                                                                \
         st_ensure_init();                                                            \
         struct st_frame frame = ST_FRAME_HERE;                                       \
-        int began = call_begin_fast(ST_CALL_##call, stream, frame, 0);               \
+        int began = call_begin_fast(ST_CALL_##call, stream, frame);               \
         if (__builtin_expect(began != 2, 0))                                         \
             return general_##name(began, frame, ST_UNPAREN args);                   \
         ret r = (st_real.name) args;                                                 \
@@ -215,7 +228,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     {                                                                                \
         st_ensure_init();                                                            \
         struct st_frame frame = ST_FRAME_HERE;                                       \
-        int began = call_begin_fast(ST_CALL_##call, stream, frame, 0);               \
+        int began = call_begin_fast(ST_CALL_##call, stream, frame);               \
         if (__builtin_expect(began != 2, 0)) {                                       \
             general_##name(began, frame, ST_UNPAREN args);                          \
             return;                                                                  \
