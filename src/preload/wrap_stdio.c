@@ -194,8 +194,12 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     {                                                                                \
         began = call_begin_rest(began, ST_CALL_##call, stream, frame);              \
         ret r = (st_real.name) args;                                                 \
+        if (began == 2) { /* lean: it ends as the fast path does */                  \
+            call_end_fast();                                                         \
+            return r;                                                                \
+        }                                                                            \
         int e = errno;                                                               \
-        if (began && began != 2) /* 2: lean, its ops not wanted */                   \
+        if (began)                                                                   \
             op;                                                                      \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
@@ -218,8 +222,12 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     {                                                                                \
         began = call_begin_rest(began, ST_CALL_##call, stream, frame);              \
         (st_real.name) args;                                                         \
+        if (began == 2) { /* lean: it ends as the fast path does */                  \
+            call_end_fast();                                                         \
+            return;                                                                  \
+        }                                                                            \
         int e = errno;                                                               \
-        if (began && began != 2) /* 2: lean, its ops not wanted */                   \
+        if (began)                                                                   \
             op;                                                                      \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
