@@ -1,6 +1,7 @@
 /* arena.c — see arena.h. */
 #include "arena.h"
 
+#include <errno.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -74,9 +75,12 @@ void *st_alloc(size_t size)
             }
         }
         /* Full (or none yet): map another. Losing the race to install it
-         * only wastes the mapping; the winner's chunk is used. */
+         * only wastes the mapping; the winner's chunk is used. errno is the
+         * program's: a failed mmap must not change it under a hook. */
         int own = size > CHUNK / 2; /* a big block gets a chunk of its own */
+        int e = errno;
         struct chunk *n = new_chunk(size, own);
+        errno = e;
         if (!n)
             return NULL;
         if (own) {

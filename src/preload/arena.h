@@ -10,7 +10,8 @@
 
 #include <stddef.h>
 
-/* Zeroed memory aligned to 16 bytes, or NULL when the system refuses. */
+/* Zeroed memory aligned to 16 bytes, or NULL when the system refuses;
+ * errno unchanged either way. */
 void *st_alloc(size_t size);
 
 /* A NUL-terminated copy of s in the arena (NULL if out of memory). */

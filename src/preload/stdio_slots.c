@@ -466,7 +466,8 @@ static GENERAL ssize_t general_read(FILE *fp, void *buf, ssize_t n)
 }
 
 /* A lean call's read: the fd's description is the one the fast entry
- * kept (no fd has changed since it was made). */
+ * kept (no fd has changed since it was made). Nothing the booking does can
+ * change errno (no trace; the arena keeps it), so the read's stays. */
 static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
 {
     const struct st_fast_call *f = lean_call(fp);
@@ -476,11 +477,9 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
     struct st_stream *s = f->stream;
     int64_t off = stdio_offset(f->desc, fp);
     ssize_t r = ORIG(read, read_fn)(fp, buf, n);
-    int err = errno;
     t->busy++;
     book_read(s, fp, &f->cell->counts, f->cost, f->call, f->desc, off, r);
     t->busy--;
-    errno = err;
     return r;
 }
 

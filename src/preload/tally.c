@@ -1,23 +1,18 @@
 /* tally.c — see tally.h. */
-#define _GNU_SOURCE 1
 #include "tally.h"
-
-#include <errno.h>
 
 #include "arena.h"
 #include "sync.h"
 
 /* The third and later kinds: one full array, shared by all of them. Its
  * allocation may race another thread's: the loser's copy is left unused
- * (the arena never frees). Called from hooks that promise errno intact. */
+ * (the arena never frees). */
 static struct st_call_cost *more_of(struct st_tally *t)
 {
     struct st_call_cost *m = __atomic_load_n(&t->more, __ATOMIC_ACQUIRE);
     if (m)
         return m;
-    int e = errno;
     struct st_call_cost *fresh = st_alloc(ST_CALL_COUNT * sizeof *fresh);
-    errno = e;
     if (!fresh)
         return NULL;
     if (__atomic_compare_exchange_n(&t->more, &m, fresh, 0, __ATOMIC_ACQ_REL,
