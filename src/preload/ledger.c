@@ -39,8 +39,10 @@ static uint64_t sync_with(struct st_stream *s, FILE *fp, int refill)
     if (n) {
         /* The bytes were taken by whoever consumed the buffer since the
          * mark: the calls that do so without a hook (getc, fgets) keep doing
-         * it from the site that last refilled or moved the buffer. */
-        struct st_tally *c = st_cell_counts(s, &s->cells, s->mark_site);
+         * it from the site that last refilled or moved the buffer. Bytes
+         * of the window a stream carries are the old file's. */
+        struct st_stream *owner = s->carry && s->win_base == s->carry_base ? s->carry : s;
+        struct st_tally *c = st_cell_counts(owner, &owner->cells, s->mark_site);
         /* For calls that ask for "a character" or "a line", what was asked
          * is what was delivered. */
         if (c)
@@ -79,9 +81,16 @@ void st_ledger_forget_parents(void)
     st_streams_each_open(catch_up);
 }
 
-void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered)
+void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered,
+                     struct st_carry carry)
 {
+    size_t old = delivered < carry.bytes ? delivered : carry.bytes;
+    if (old) {
+        struct st_tally *c = st_cell_counts(carry.from, &carry.from->cells, st_current_site());
+        if (c)
+            st_ledger_deliver(c, old, old);
+    }
     struct st_tally *c = st_stream_counts(s);
     if (c)
-        st_ledger_deliver(c, requested, delivered);
+        st_ledger_deliver(c, requested - old, delivered - old);
 }

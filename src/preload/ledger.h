@@ -90,7 +90,23 @@ static inline void st_ledger_deliver(struct st_tally *c, size_t requested, size_
     st_trace_deliver(c, requested, delivered);
 }
 
-/* st_ledger_deliver on s's counts at the current call site. */
-void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered);
+/* What of a stream's get area is another file's (streams.h: carry): the
+ * old file's stream and the bytes left of its window, as fread's slot
+ * finds them on entry. */
+struct st_carry {
+    struct st_stream *from;
+    size_t bytes;
+};
+static inline struct st_carry st_ledger_carry(const struct st_stream *s, const FILE *fp)
+{
+    if (!s || !s->carry || fp->_IO_read_base != s->carry_base)
+        return (struct st_carry){NULL, 0};
+    return (struct st_carry){s->carry, (size_t)(fp->_IO_read_end - fp->_IO_read_ptr)};
+}
+
+/* st_ledger_deliver on s's counts at the current call site, but for the
+ * first carry.bytes delivered: those go to the file they came from. */
+void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered,
+                     struct st_carry carry);
 
 #endif

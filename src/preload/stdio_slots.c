@@ -84,7 +84,7 @@ static inline int slot_claim(struct st_stream *s, FILE *fp)
  * the stream was last checked current under (tracked). */
 static void lean_refill(struct st_thread *t, struct st_stream *s, FILE *fp)
 {
-    if (t->current_fp != fp || t->current_stream != s || !st_stream_counts(s))
+    if (t->current_fp != fp || t->current_stream != s || s->carry || !st_stream_counts(s))
         return; /* st_stream_counts also made the cell the cache's entry */
     struct st_call_cost *cost = st_tally_cost(&t->cached_cell->counts, t->call);
     if (!cost)
@@ -312,10 +312,11 @@ static GENERAL size_t general_xsgetn(xsgetn_fn real, FILE *fp, void *buf, size_t
 {
     struct st_stream *s = tracked(fp);
     int outer = buffer_slot_enter(s, fp, ST_CALL_FREAD, 0, ST_FRAME_HERE);
+    struct st_carry carry = st_ledger_carry(s, fp);
     size_t r = real(fp, buf, n);
     int e = errno;
     if (outer)
-        st_ledger_fread(s, n, r);
+        st_ledger_fread(s, n, r, carry);
     buffer_slot_leave(s, fp, outer, 0);
     errno = e;
     return r;
@@ -457,6 +458,7 @@ static GENERAL ssize_t general_read(FILE *fp, void *buf, ssize_t n)
     }
     int err = errno;
     st_self.busy++;
+    s->carry = NULL; /* the buffer holds this file's bytes from here on */
     struct st_tally *c = st_stream_counts(s);
     enum st_call call = st_charge(ST_CALL_OTHER);
     book_read(s, fp, c, c ? st_tally_cost(c, call) : NULL, call, d, off, r);

@@ -9,6 +9,8 @@
 #include "fdtable.h"
 #include "files.h"
 #include "hash_chains.h"
+#include "infer.h"
+#include "ledger.h"
 #include "registry_lock.h"
 #include "sync.h"
 #include "thread_state.h"
@@ -219,9 +221,19 @@ __attribute__((noinline)) static struct st_stream *stream_current_slow(FILE *fp,
         return NULL;
     const struct st_fd *e = st_fd_get(fp->_fileno);
     if (!e || e->file != s->file || s->fd != fp->_fileno) {
-        /* Rebound: not cached until a later call finds it current. */
+        /* Rebound: not cached until a later call finds it current. What
+         * was consumed of the old file's buffer is booked to it now, and
+         * what is still buffered is its too (carry). */
+        if (!st_capture_inferred)
+            st_ledger_sync(s, fp);
         st_stream_closed(s);
-        return bind(fp, DISCOVERED, NULL);
+        struct st_stream *n = bind(fp, DISCOVERED, NULL);
+        if (n && !st_capture_inferred && fp->_IO_read_ptr < fp->_IO_read_end) {
+            n->carry = s;
+            n->carry_base = fp->_IO_read_base;
+            n->mark_site = s->mark_site;
+        }
+        return n;
     }
     t->current_fp = fp;
     t->current_stream = s;

@@ -33,6 +33,14 @@ struct st_stream {
      * area's base that glibc returns to once it is read. */
     char *backup_end;
     char *parked_base;
+    /* The stream's descriptor came to name another file under it (dup2,
+     * or a close and an open that took the number): the bytes still in
+     * the get area then, window carry_base, are the old file's, delivered
+     * for `carry` (the old file's stream) until a read refills the buffer.
+     * A stream that carries takes no fast path (wrap_stdio.c, stdio_slots.c):
+     * the general one splits what it delivers (ledger.h). */
+    struct st_stream *carry;
+    char *carry_base;
 
     /* The buffer as last seen, and where it came from; the FILE fields
      * that told (st_stream_observe_buffer). */

@@ -46,7 +46,7 @@ int st_call_begin(enum st_call call, FILE *fp, struct st_frame frame)
          * st_stream_counts has just made this (stream, site) the cell
          * cache's entry. */
         int decided = st_site_decided_by_caller(t->site, caller);
-        if (cost && (decided || t->site)) {
+        if (cost && !s->carry && (decided || t->site)) {
             struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
             *f = (struct st_fast_call){.fp = fp,
                                        .ra = caller,

@@ -6,7 +6,7 @@
  * fd_exhaustion rlimit_nofile rlimit_fsize handler_stdio environ
  * stderr_closed_reused stderr_plain stderr_closed_by_program
  * stderr_dup2_by_program stdout_dup2_by_program stdout_raw_dup2_by_program
- * proc_maps reopen_loop closedir_reuse main_exit no_proc. */
+ * proc_maps reopen_loop closedir_reuse main_exit no_proc replaced_under_buffer. */
 #define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
@@ -193,6 +193,51 @@ static int dup2_same_site(const char *a, const char *b)
     return 0;
 }
 
+/* A stream with a's bytes still buffered when b is dup2'd onto its fd, then
+ * one with b's buffered when its fd is closed and c's open takes the
+ * number: the program reads each to the end, a by fread and b by getc.
+ * Prints what it got of each file ({"a": n, "b": n, "c": n}): the rest of
+ * the buffer came from the old file, and the report's delivered bytes must
+ * say so. (glibc's get area tells how much was still buffered.) */
+static int replaced_under_buffer(const char *a, const char *b, const char *c)
+{
+    size_t got_a = 0, got_b = 0, got_c = 0, n;
+    FILE *f = fopen(a, "r");
+    if (!f)
+        return 4;
+    got_a = fread(buf, 1, 100, f);
+    size_t rest = (size_t)(f->_IO_read_end - f->_IO_read_ptr);
+    int fb = open(b, O_RDONLY);
+    if (fb < 0 || dup2(fb, fileno(f)) < 0)
+        return 5;
+    close(fb);
+    size_t all = 0;
+    while ((n = fread(buf, 1, 5000, f)) > 0)
+        all += n;
+    got_a += rest;
+    got_b += all - rest;
+    fclose(f);
+
+    FILE *g = fopen(b, "r");
+    if (!g)
+        return 4;
+    for (int i = 0; i < 10 && getc(g) != EOF; i++)
+        got_b++;
+    rest = (size_t)(g->_IO_read_end - g->_IO_read_ptr);
+    int fd = fileno(g);
+    close(fd);
+    if (open(c, O_RDONLY) != fd) /* the lowest free number: g's */
+        return 6;
+    all = 0;
+    while (getc(g) != EOF)
+        all++;
+    got_b += rest;
+    got_c += all - rest;
+    fclose(g);
+    printf("{\"a\": %zu, \"b\": %zu, \"c\": %zu}\n", got_a, got_b, got_c);
+    return 0;
+}
+
 /* A directory the program opened itself, listed through fdopendir and
  * rewound (glibc's own lseek), then closed by closedir (glibc's own
  * close): the numbers it had go to a pipe and a socket pair, made by calls
@@ -299,6 +344,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "dup2_same_site") == 0)
         return dup2_same_site(a, b);
+    if (strcmp(mode, "replaced_under_buffer") == 0)
+        return replaced_under_buffer(a, b, c);
     if (strcmp(mode, "closedir_reuse") == 0)
         return closedir_reuse(a);
     if (strcmp(mode, "no_proc") == 0)

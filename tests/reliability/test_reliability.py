@@ -481,6 +481,27 @@ def hostile(ctx, mode):
     return ctx.check(f"hostile.{mode}", argv, wanted=wanted)
 
 
+def replaced_under_buffer(ctx):
+    """A buffered stream whose fd comes to name another file (dup2 onto it;
+    close and an open that takes the number): besides every kernel figure
+    equal to strace's, each file's delivered bytes are what the program got
+    of it, the rest of the old file's buffer included."""
+    a, b, c = ctx.files["A"], ctx.files["B"], ctx.files["C"]
+    problems = ctx.check("hostile.replaced_under_buffer",
+                         [ctx.prog("rl_hostile"), "replaced_under_buffer", a, b, c])
+    got = json.loads(ctx.last_plain.stdout.strip().splitlines()[-1])
+    delivered = {p: 0 for p in (a, b, c)}
+    for r in ctx.last_reports:
+        for f in r["files"]:
+            if f["path"] in delivered:
+                delivered[f["path"]] += f["delivered_bytes"]
+    for key, path in (("a", a), ("b", b), ("c", c)):
+        if delivered[path] != got[key]:
+            problems.append(f"{os.path.basename(path)}: delivered_bytes {delivered[path]}, "
+                            f"the program got {got[key]}")
+    return problems
+
+
 def no_proc(ctx):
     """Where /proc is not mounted (a mount namespace without it), files are
     named by the names the program gave to open and fopen: three files in
@@ -1159,6 +1180,7 @@ for m in EXIT_STATUS:
 for m in ("close_range", "closefrom", "dup2_over_std", "dup2_same_site", "handler_stdio",
           "environ", "closedir_reuse", "main_exit"):
     CASES[f"hostile.{m}"] = (lambda m: lambda c: hostile(c, m))(m)
+CASES["hostile.replaced_under_buffer"] = replaced_under_buffer
 for m in ("stderr_closed_reused", "stderr_broken_pipe", "stderr_closed_by_program",
           "stderr_dup2_by_program"):
     CASES[f"hostile.{m}"] = (lambda m: lambda c: stderr_case(c, m))(m)
