@@ -229,7 +229,10 @@ __attribute__((noinline)) static struct st_stream *stream_current_slow(FILE *fp,
         st_stream_closed(s);
         struct st_stream *n = bind(fp, DISCOVERED, NULL);
         if (n && !st_capture_inferred && fp->_IO_read_ptr < fp->_IO_read_end) {
-            n->carry = s;
+            /* Replaced again before the first file's bytes were used up:
+             * they are still the first file's. */
+            int again = s->carry && fp->_IO_read_base == s->carry_base;
+            n->carry = again ? s->carry : s;
             n->carry_base = fp->_IO_read_base;
             n->mark_site = s->mark_site;
         }

@@ -195,7 +195,8 @@ static int dup2_same_site(const char *a, const char *b)
 
 /* A stream with a's bytes still buffered when b is dup2'd onto its fd, then
  * one with b's buffered when its fd is closed and c's open takes the
- * number: the program reads each to the end, a by fread and b by getc.
+ * number, then one with a's buffered while b and then c replace it: the
+ * program reads each to the end, by fread and (b) by getc.
  * Prints what it got of each file ({"a": n, "b": n, "c": n}): the rest of
  * the buffer came from the old file, and the report's delivered bytes must
  * say so. (glibc's get area tells how much was still buffered.) */
@@ -234,6 +235,28 @@ static int replaced_under_buffer(const char *a, const char *b, const char *c)
     got_b += rest;
     got_c += all - rest;
     fclose(g);
+
+    /* a's bytes still buffered while b and then c replace it. */
+    FILE *h = fopen(a, "r");
+    if (!h)
+        return 4;
+    got_a += fread(buf, 1, 50, h);
+    rest = (size_t)(h->_IO_read_end - h->_IO_read_ptr);
+    const char *next[] = {b, c};
+    for (int i = 0; i < 2; i++) {
+        int fn = open(next[i], O_RDONLY);
+        if (fn < 0 || dup2(fn, fileno(h)) < 0)
+            return 5;
+        close(fn);
+        got_a += fread(buf, 1, 10, h);
+        rest -= 10;
+    }
+    all = 0;
+    while ((n = fread(buf, 1, 5000, h)) > 0)
+        all += n;
+    got_a += rest;
+    got_c += all - rest;
+    fclose(h);
     printf("{\"a\": %zu, \"b\": %zu, \"c\": %zu}\n", got_a, got_b, got_c);
     return 0;
 }
