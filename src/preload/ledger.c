@@ -5,14 +5,24 @@
 #include "cells.h"
 #include "streams.h"
 #include "sync.h"
+#include "thread_state.h"
 #include "trace_writer.h"
 
 /* Bytes consumed since the mark, when that can be known. */
 static uint64_t consumed(const struct st_stream *s, const FILE *fp, int refill)
 {
     char *p = fp->_IO_read_ptr;
-    if (!s->mark)
+    if (!s->mark) {
+        /* No buffer at the mark. An "m" stream's first read has mapped the
+         * file since, and consumed from the offset it had (map_at) on. */
+        char *from = fp->_IO_buf_base + s->map_at;
+        if (!s->win_base && (fp->_flags2 & ST_IO_FLAGS2_MMAP) && fp->_IO_buf_base &&
+            fp->_IO_read_base == fp->_IO_buf_base && s->map_at >= 0 &&
+            s->map_at <= fp->_IO_read_end - fp->_IO_buf_base && p >= from &&
+            p <= fp->_IO_read_end)
+            return (uint64_t)(p - from);
         return 0;
+    }
     /* The same window, behind the read position. */
     if (fp->_IO_read_base == s->win_base && p > s->mark && p <= fp->_IO_read_end)
         return (uint64_t)(p - s->mark);
@@ -61,6 +71,15 @@ uint64_t st_ledger_sync(struct st_stream *s, FILE *fp)
 uint64_t st_ledger_sync_refill(struct st_stream *s, FILE *fp)
 {
     return sync_with(s, fp, 1);
+}
+
+void st_ledger_note_map_at_slow(FILE *fp)
+{
+    st_self.busy++;
+    struct st_stream *s = st_stream_of(fp);
+    if (s)
+        s->map_at = fp->_offset < 0 ? 0 : fp->_offset; /* glibc maps unknown as 0 */
+    st_self.busy--;
 }
 
 void st_ledger_mark(struct st_stream *s, FILE *fp, size_t handed_out)

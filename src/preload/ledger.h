@@ -90,6 +90,19 @@ static inline void st_ledger_deliver(struct st_tally *c, size_t requested, size_
     st_trace_deliver(c, requested, delivered);
 }
 
+/* glibc's _IO_FLAGS2_MMAP (libio.h, not installed): the stream was opened
+ * in "m" mode. */
+#define ST_IO_FLAGS2_MMAP 0x1
+
+/* Around a wrapped call on fp: while an "m" stream has no buffer yet, the
+ * offset its first read will map the file at (streams.h: map_at). */
+void st_ledger_note_map_at_slow(FILE *fp);
+static inline void st_ledger_note_map_at(FILE *fp)
+{
+    if (__builtin_expect(fp && (fp->_flags2 & ST_IO_FLAGS2_MMAP) && !fp->_IO_buf_base, 0))
+        st_ledger_note_map_at_slow(fp);
+}
+
 /* What of a stream's get area is another file's (streams.h: carry): the
  * old file's stream and the bytes left of its window, as fread's slot
  * finds them on entry. */

@@ -326,7 +326,7 @@ void st_stream_observe_buffer_slow(struct st_stream *s, FILE *fp)
     /* glibc's "m" mode maps the file and calls lseek itself; wide streams
      * convert through a buffer of their own. */
     if (fp->_flags2 & 1) /* _IO_FLAGS2_MMAP */
-        s->caveat = "mmap mode: glibc's own lseeks, and the bytes the first fread delivers, are not seen";
+        s->caveat = "mmap mode: glibc's own lseeks are not seen";
     else if (fp->_mode > 0)
         s->caveat = "wide-character stream: bytes delivered are not counted";
 }

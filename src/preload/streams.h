@@ -41,6 +41,10 @@ struct st_stream {
      * the general one splits what it delivers (ledger.h). */
     struct st_stream *carry;
     char *carry_base;
+    /* glibc's "m" (mmap) mode maps the file on the stream's first read,
+     * where no hook sees, and puts the read position at the stream's
+     * offset then: that offset, as the last wrapped call left it (ledger.h). */
+    int64_t map_at;
 
     /* The buffer as last seen, and where it came from; the FILE fields
      * that told (st_stream_observe_buffer). */

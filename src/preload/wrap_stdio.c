@@ -31,6 +31,7 @@ int st_call_begin(enum st_call call, FILE *fp, struct st_frame frame)
     t->call = call;
     st_site_begin_frame(frame);
     if (fp) {
+        st_ledger_note_map_at(fp);
         t->busy++;
         unsigned now = __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE);
         unsigned gen = __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE);
@@ -201,6 +202,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
         int e = errno;                                                               \
         if (began)                                                                   \
             op;                                                                      \
+        st_ledger_note_map_at(stream);                                               \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
         return r;                                                                    \
@@ -229,6 +231,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
         int e = errno;                                                               \
         if (began)                                                                   \
             op;                                                                      \
+        st_ledger_note_map_at(stream);                                               \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
     }                                                                                \

@@ -6,7 +6,8 @@
  * fd_exhaustion rlimit_nofile rlimit_fsize handler_stdio environ
  * stderr_closed_reused stderr_plain stderr_closed_by_program
  * stderr_dup2_by_program stdout_dup2_by_program stdout_raw_dup2_by_program
- * proc_maps reopen_loop closedir_reuse main_exit no_proc replaced_under_buffer. */
+ * proc_maps reopen_loop closedir_reuse main_exit no_proc replaced_under_buffer
+ * mmap_mode. */
 #define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
@@ -261,6 +262,31 @@ static int replaced_under_buffer(const char *a, const char *b, const char *c)
     return 0;
 }
 
+/* Streams in glibc's "m" mode, which maps the file on the first read where
+ * no hook sees: a seeks first and then freads, b freads first and then
+ * getcs. Prints what it got of each ({"a": n, "b": n}), which the report's
+ * delivered bytes must equal. */
+static int mmap_mode(const char *a, const char *b)
+{
+    size_t got_a = 0, got_b = 0, n;
+    FILE *f = fopen(a, "rm");
+    if (!f || fseek(f, 1000, SEEK_SET) != 0)
+        return 4;
+    got_a += fread(buf, 1, 5000, f);
+    while ((n = fread(buf, 1, 700, f)) > 0)
+        got_a += n;
+    fclose(f);
+    FILE *g = fopen(b, "rm");
+    if (!g)
+        return 4;
+    got_b += fread(buf, 1, 100, g);
+    while (getc(g) != EOF)
+        got_b++;
+    fclose(g);
+    printf("{\"a\": %zu, \"b\": %zu}\n", got_a, got_b);
+    return 0;
+}
+
 /* A directory the program opened itself, listed through fdopendir and
  * rewound (glibc's own lseek), then closed by closedir (glibc's own
  * close): the numbers it had go to a pipe and a socket pair, made by calls
@@ -369,6 +395,8 @@ int main(int argc, char **argv)
         return dup2_same_site(a, b);
     if (strcmp(mode, "replaced_under_buffer") == 0)
         return replaced_under_buffer(a, b, c);
+    if (strcmp(mode, "mmap_mode") == 0)
+        return mmap_mode(a, b);
     if (strcmp(mode, "closedir_reuse") == 0)
         return closedir_reuse(a);
     if (strcmp(mode, "no_proc") == 0)

@@ -502,6 +502,31 @@ def replaced_under_buffer(ctx):
     return problems
 
 
+def mmap_mode(ctx):
+    """Streams in glibc's "m" mode: each file's delivered bytes are what the
+    program got of it, the first read's (which maps the file where no hook
+    sees) included. Not compared with strace: the lseeks glibc makes in
+    that mode are a documented limit."""
+    a, b = ctx.files["A"], ctx.files["B"]
+    argv = [ctx.prog("rl_hostile"), "mmap_mode", a, b]
+    plain = ctx.plain(argv)
+    rep = ctx.fresh("reports")
+    pre = ctx.preloaded(argv, rep)
+    problems = rl.diff_behaviour("hostile.mmap_mode", plain, pre)
+    got = json.loads(plain.stdout.strip().splitlines()[-1])
+    delivered = {a: 0, b: 0}
+    for r in rl.load_reports(rep):
+        for f in r["files"]:
+            if f["path"] in delivered:
+                delivered[f["path"]] += f["delivered_bytes"]
+    for key, path in (("a", a), ("b", b)):
+        print(f"{os.path.basename(path)}: delivered_bytes {delivered[path]}, the program got {got[key]}")
+        if delivered[path] != got[key]:
+            problems.append(f"{os.path.basename(path)}: delivered_bytes {delivered[path]}, "
+                            f"the program got {got[key]}")
+    return problems
+
+
 def no_proc(ctx):
     """Where /proc is not mounted (a mount namespace without it), files are
     named by the names the program gave to open and fopen: three files in
@@ -1181,6 +1206,7 @@ for m in ("close_range", "closefrom", "dup2_over_std", "dup2_same_site", "handle
           "environ", "closedir_reuse", "main_exit"):
     CASES[f"hostile.{m}"] = (lambda m: lambda c: hostile(c, m))(m)
 CASES["hostile.replaced_under_buffer"] = replaced_under_buffer
+CASES["hostile.mmap_mode"] = mmap_mode
 for m in ("stderr_closed_reused", "stderr_broken_pipe", "stderr_closed_by_program",
           "stderr_dup2_by_program"):
     CASES[f"hostile.{m}"] = (lambda m: lambda c: stderr_case(c, m))(m)
