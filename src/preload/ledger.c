@@ -15,13 +15,12 @@ static uint64_t consumed(const struct st_stream *s, const FILE *fp, int refill)
     if (!s->mark) {
         /* No buffer at the mark. An "m" stream's first read has mapped the
          * file since, and consumed from the offset it had (map_at) on. */
+        if (s->win_base || !(fp->_flags2 & ST_IO_FLAGS2_MMAP) || !fp->_IO_buf_base ||
+            fp->_IO_read_base != fp->_IO_buf_base || s->map_at < 0 ||
+            s->map_at > fp->_IO_read_end - fp->_IO_buf_base)
+            return 0;
         char *from = fp->_IO_buf_base + s->map_at;
-        if (!s->win_base && (fp->_flags2 & ST_IO_FLAGS2_MMAP) && fp->_IO_buf_base &&
-            fp->_IO_read_base == fp->_IO_buf_base && s->map_at >= 0 &&
-            s->map_at <= fp->_IO_read_end - fp->_IO_buf_base && p >= from &&
-            p <= fp->_IO_read_end)
-            return (uint64_t)(p - from);
-        return 0;
+        return p >= from && p <= fp->_IO_read_end ? (uint64_t)(p - from) : 0;
     }
     /* The same window, behind the read position. */
     if (fp->_IO_read_base == s->win_base && p > s->mark && p <= fp->_IO_read_end)

@@ -298,13 +298,20 @@ __attribute__((noinline)) static struct st_site *cached_walk_rest(uintptr_t cfa,
 }
 
 /* walk_stack through the cache, keyed by a frame that stays live until
- * this returns. The entry that hit last is tried first: a loop refills
- * from one line. Busy meanwhile (see the cache). */
-static inline struct st_site *cached_walk(uintptr_t cfa, uintptr_t ra)
+ * this returns. Entry `first` is tried first: the one that hit last (a
+ * loop refills from one line), or the one a wrapper's fast entry kept.
+ * Busy meanwhile (see the cache). */
+static inline struct st_site *cached_walk(uintptr_t cfa, uintptr_t ra, unsigned first)
 {
     st_self.busy++;
-    const struct chain *c = &cache.way[cache.last];
-    struct st_site *s = chain_matches(c, cfa, ra) ? c->site : cached_walk_rest(cfa, ra);
+    const struct chain *c = &cache.way[first];
+    struct st_site *s;
+    if (chain_matches(c, cfa, ra)) {
+        cache.last = first;
+        s = c->site;
+    } else {
+        s = cached_walk_rest(cfa, ra);
+    }
     st_self.busy--;
     return s;
 }
@@ -315,7 +322,7 @@ static inline struct st_site *cached_walk(uintptr_t cfa, uintptr_t ra)
 static inline struct st_site *site_keyed(struct st_frame key)
 {
 #ifdef ST_UNWIND_CACHE
-    return cached_walk((uintptr_t)key.cfa, (uintptr_t)key.ra);
+    return cached_walk((uintptr_t)key.cfa, (uintptr_t)key.ra, cache.last);
 #else
     (void)key;
     return walk_stack(NULL);
@@ -350,21 +357,14 @@ unsigned st_site_last_way(void)
 
 struct st_site *st_site_above_from(struct st_frame key, unsigned way)
 {
-#ifdef ST_UNWIND_CACHE
     if (!st_site_depth)
         return NULL;
-    st_self.busy++;
-    const struct chain *c = &cache.way[way % CACHE_WAYS];
-    struct st_site *s = chain_matches(c, (uintptr_t)key.cfa, (uintptr_t)key.ra) ? c->site : NULL;
-    if (s)
-        cache.last = way % CACHE_WAYS;
-    st_self.busy--;
-    if (s)
-        return s;
+#ifdef ST_UNWIND_CACHE
+    return cached_walk((uintptr_t)key.cfa, (uintptr_t)key.ra, way % CACHE_WAYS);
 #else
     (void)way;
+    return walk_stack(NULL);
 #endif
-    return st_site_above(key);
 }
 
 struct st_site *st_site_from_caller(struct st_frame caller)

@@ -325,7 +325,7 @@ void st_stream_observe_buffer_slow(struct st_stream *s, FILE *fp)
         s->origin = (flags & 0x0001) ? ST_BUF_USER : ST_BUF_DEFAULT; /* _IO_USER_BUF */
     /* glibc's "m" mode maps the file and calls lseek itself; wide streams
      * convert through a buffer of their own. */
-    if (fp->_flags2 & 1) /* _IO_FLAGS2_MMAP */
+    if (fp->_flags2 & ST_IO_FLAGS2_MMAP)
         s->caveat = "mmap mode: glibc's own lseeks are not seen";
     else if (fp->_mode > 0)
         s->caveat = "wide-character stream: bytes delivered are not counted";

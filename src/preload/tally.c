@@ -35,13 +35,14 @@ struct st_call_cost *st_tally_cost_slow(struct st_tally *t, enum st_call call)
     return m ? &m[call] : NULL;
 }
 
+/* to += from with st_add: `to` may be a live record other threads count on. */
 static void cost_add(struct st_call_cost *to, const struct st_call_cost *from)
 {
-    to->calls += from->calls;
-    to->read_syscalls += from->read_syscalls;
-    to->kernel_read_bytes += from->kernel_read_bytes;
-    to->lseek_syscalls += from->lseek_syscalls;
-    to->fstat_syscalls += from->fstat_syscalls;
+    st_add(&to->calls, from->calls);
+    st_add(&to->read_syscalls, from->read_syscalls);
+    st_add(&to->kernel_read_bytes, from->kernel_read_bytes);
+    st_add(&to->lseek_syscalls, from->lseek_syscalls);
+    st_add(&to->fstat_syscalls, from->fstat_syscalls);
 }
 
 static void scalars_add(struct st_counts *sum, const struct st_tally *t)
@@ -83,15 +84,9 @@ int st_tally_move(struct st_tally *to, struct st_tally *from)
 #define COUNT_FIELD(name, id) st_add(&to->name, sum.name);
 #include "counts_fields.def"
 #undef COUNT_FIELD
-    for (int c = 0; c < ST_CALL_COUNT; c++) {
-        if (!dst[c])
-            continue;
-        st_add(&dst[c]->calls, sum.by_call[c].calls);
-        st_add(&dst[c]->read_syscalls, sum.by_call[c].read_syscalls);
-        st_add(&dst[c]->kernel_read_bytes, sum.by_call[c].kernel_read_bytes);
-        st_add(&dst[c]->lseek_syscalls, sum.by_call[c].lseek_syscalls);
-        st_add(&dst[c]->fstat_syscalls, sum.by_call[c].fstat_syscalls);
-    }
+    for (int c = 0; c < ST_CALL_COUNT; c++)
+        if (dst[c])
+            cost_add(dst[c], &sum.by_call[c]);
     st_tally_zero(from);
     return 0;
 }

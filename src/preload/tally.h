@@ -37,6 +37,7 @@ struct st_tally {
  * kind finds the arena exhausted (that kind's costs are then not kept;
  * the scalar counts still are). */
 struct st_call_cost *st_tally_cost_slow(struct st_tally *t, enum st_call call);
+_Static_assert(ST_TALLY_INLINE == 2, "st_tally_cost checks the inline kinds one by one");
 static inline struct st_call_cost *st_tally_cost(struct st_tally *t, enum st_call call)
 {
     unsigned char k = (unsigned char)(call + 1);

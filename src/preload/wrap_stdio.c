@@ -193,7 +193,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     static __attribute__((noinline)) ret general_##name(int began, struct st_frame frame, \
                                                         ST_UNPAREN params)           \
     {                                                                                \
-        began = call_begin_rest(began, ST_CALL_##call, stream, frame);              \
+        began = call_begin_rest(began, ST_CALL_##call, stream, frame);               \
         ret r = (st_real.name) args;                                                 \
         if (began == 2) { /* lean: it ends as the fast path does */                  \
             call_end_fast();                                                         \
@@ -211,9 +211,9 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     {                                                                                \
         st_ensure_init();                                                            \
         struct st_frame frame = ST_FRAME_HERE;                                       \
-        int began = call_begin_fast(ST_CALL_##call, stream, frame);               \
+        int began = call_begin_fast(ST_CALL_##call, stream, frame);                  \
         if (__builtin_expect(began != 2, 0))                                         \
-            return general_##name(began, frame, ST_UNPAREN args);                   \
+            return general_##name(began, frame, ST_UNPAREN args);                    \
         ret r = (st_real.name) args;                                                 \
         call_end_fast();                                                             \
         return r;                                                                    \
@@ -222,7 +222,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     static __attribute__((noinline)) void general_##name(int began, struct st_frame frame, \
                                                          ST_UNPAREN params)          \
     {                                                                                \
-        began = call_begin_rest(began, ST_CALL_##call, stream, frame);              \
+        began = call_begin_rest(began, ST_CALL_##call, stream, frame);               \
         (st_real.name) args;                                                         \
         if (began == 2) { /* lean: it ends as the fast path does */                  \
             call_end_fast();                                                         \
@@ -239,9 +239,9 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     {                                                                                \
         st_ensure_init();                                                            \
         struct st_frame frame = ST_FRAME_HERE;                                       \
-        int began = call_begin_fast(ST_CALL_##call, stream, frame);               \
+        int began = call_begin_fast(ST_CALL_##call, stream, frame);                  \
         if (__builtin_expect(began != 2, 0)) {                                       \
-            general_##name(began, frame, ST_UNPAREN args);                          \
+            general_##name(began, frame, ST_UNPAREN args);                           \
             return;                                                                  \
         }                                                                            \
         (st_real.name) args;                                                         \
@@ -282,7 +282,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     ST_EXPORT(FILE *, name, params)                                                  \
     {                                                                                \
         st_ensure_init();                                                            \
-        int began = st_call_begin(ST_CALL_FOPEN, NULL, ST_FRAME_HERE);             \
+        int began = st_call_begin(ST_CALL_FOPEN, NULL, ST_FRAME_HERE);               \
         FILE *fp = st_real.name args;                                                \
         int e = errno;                                                               \
         if (began && fp) {                                                           \
@@ -290,9 +290,9 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
             struct st_stream *s = st_stream_opened(fp, path);                        \
             st_bufsize_apply(fp, s);                                                 \
             st_op_open(s, mode, path != NULL);                                       \
-            struct st_tally *c = s ? st_stream_counts(s) : NULL;                    \
+            struct st_tally *c = s ? st_stream_counts(s) : NULL;                     \
             if (c)                                                                   \
-                st_tally_count_call(c, ST_CALL_FOPEN);                         \
+                st_tally_count_call(c, ST_CALL_FOPEN);                               \
             st_trace_count(c, ST_CALL_FOPEN);                                        \
             st_self.busy--;                                                          \
         }                                                                            \
@@ -348,8 +348,8 @@ ST_EXPORT(int, setvbuf, (FILE *fp, char *buf, int mode, size_t size))
     ST_EXPORT(void, name, params)                                                    \
     {                                                                                \
         st_ensure_init();                                                            \
-        int began = st_call_begin(ST_CALL_SETVBUF, fp, ST_FRAME_HERE);             \
-        int forced = st_bufsize_overrides(mode);                                   \
+        int began = st_call_begin(ST_CALL_SETVBUF, fp, ST_FRAME_HERE);               \
+        int forced = st_bufsize_overrides(mode);                                     \
         if (!forced)                                                                 \
             (st_real.name) args;                                                     \
         int e = errno;                                                               \
@@ -402,7 +402,7 @@ ST_EXPORT(int, ungetc, (int ch, FILE *fp))
     ST_EXPORT(int, name, (FILE *fp))                                                 \
     {                                                                                \
         st_ensure_init();                                                            \
-        int began = st_call_begin(ST_CALL_FCLOSE, fp, ST_FRAME_HERE);              \
+        int began = st_call_begin(ST_CALL_FCLOSE, fp, ST_FRAME_HERE);                \
         struct st_stream *s = began && fp ? st_stream_of(fp) : NULL;                 \
         if (s && !st_capture_inferred) {                                             \
             flockfile(fp);                                                           \

@@ -481,6 +481,25 @@ def hostile(ctx, mode):
     return ctx.check(f"hostile.{mode}", argv, wanted=wanted)
 
 
+def delivered_as_got(reports, got, files):
+    """Problems where a file's delivered_bytes, summed over every report,
+    differ from what the program says it got of it (got[key] for each
+    (key, path) of files)."""
+    delivered = {path: 0 for _, path in files}
+    for r in reports:
+        for f in r["files"]:
+            if f["path"] in delivered:
+                delivered[f["path"]] += f["delivered_bytes"]
+    problems = []
+    for key, path in files:
+        print(f"{os.path.basename(path)}: delivered_bytes {delivered[path]}, "
+              f"the program got {got[key]}")
+        if delivered[path] != got[key]:
+            problems.append(f"{os.path.basename(path)}: delivered_bytes {delivered[path]}, "
+                            f"the program got {got[key]}")
+    return problems
+
+
 def replaced_under_buffer(ctx):
     """A buffered stream whose fd comes to name another file (dup2 onto it;
     close and an open that takes the number): besides every kernel figure
@@ -490,16 +509,7 @@ def replaced_under_buffer(ctx):
     problems = ctx.check("hostile.replaced_under_buffer",
                          [ctx.prog("rl_hostile"), "replaced_under_buffer", a, b, c])
     got = json.loads(ctx.last_plain.stdout.strip().splitlines()[-1])
-    delivered = {p: 0 for p in (a, b, c)}
-    for r in ctx.last_reports:
-        for f in r["files"]:
-            if f["path"] in delivered:
-                delivered[f["path"]] += f["delivered_bytes"]
-    for key, path in (("a", a), ("b", b), ("c", c)):
-        if delivered[path] != got[key]:
-            problems.append(f"{os.path.basename(path)}: delivered_bytes {delivered[path]}, "
-                            f"the program got {got[key]}")
-    return problems
+    return problems + delivered_as_got(ctx.last_reports, got, (("a", a), ("b", b), ("c", c)))
 
 
 def mmap_mode(ctx):
@@ -514,17 +524,7 @@ def mmap_mode(ctx):
     pre = ctx.preloaded(argv, rep)
     problems = rl.diff_behaviour("hostile.mmap_mode", plain, pre)
     got = json.loads(plain.stdout.strip().splitlines()[-1])
-    delivered = {a: 0, b: 0}
-    for r in rl.load_reports(rep):
-        for f in r["files"]:
-            if f["path"] in delivered:
-                delivered[f["path"]] += f["delivered_bytes"]
-    for key, path in (("a", a), ("b", b)):
-        print(f"{os.path.basename(path)}: delivered_bytes {delivered[path]}, the program got {got[key]}")
-        if delivered[path] != got[key]:
-            problems.append(f"{os.path.basename(path)}: delivered_bytes {delivered[path]}, "
-                            f"the program got {got[key]}")
-    return problems
+    return problems + delivered_as_got(rl.load_reports(rep), got, (("a", a), ("b", b)))
 
 
 def no_proc(ctx):
