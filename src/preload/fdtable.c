@@ -5,9 +5,9 @@
 
 #include "arena.h"
 #include "files.h"
+#include "staleness.h"
 
 struct st_fd **st_fd_table;
-unsigned st_fd_generation;
 
 static struct st_fd **slots(void)
 {
@@ -39,7 +39,7 @@ static void publish(int fd, struct st_file *file, struct st_desc *desc)
         e->desc = desc;
     }
     __atomic_store_n(&t[fd], e, __ATOMIC_RELEASE);
-    __atomic_fetch_add(&st_fd_generation, 1, __ATOMIC_RELEASE);
+    st_staleness_fds_changed(); /* what a thread learnt from the table may be stale */
 }
 
 static struct st_desc *new_desc(int64_t offset)

@@ -27,10 +27,6 @@ struct st_fd {
 /* The table itself, indexed by fd (NULL until first used). */
 extern struct st_fd **st_fd_table;
 
-/* Bumped after every change to an entry: what a thread learnt from the
- * table holds while this has not moved. */
-extern unsigned st_fd_generation;
-
 /* fd was just opened on a new description at offset 0; name: what the
  * program called the file, or NULL (st_file_of_fd). */
 void st_fd_opened(int fd, const char *name);

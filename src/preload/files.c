@@ -12,6 +12,7 @@
 #include "hash_chains.h"
 #include "proc_self.h"
 #include "registry_lock.h"
+#include "staleness.h"
 #include "streams.h"
 
 static struct st_file *all_files;
@@ -199,4 +200,5 @@ void st_files_reset(void)
                 s->whatif.on = 0;
         }
     }
+    st_staleness_streams_changed(); /* what-ifs stopped */
 }

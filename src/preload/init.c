@@ -17,6 +17,7 @@
 #include "real.h"
 #include "registry_lock.h"
 #include "sites.h"
+#include "staleness.h"
 #include "stdio_hook.h"
 #include "stdio_slots.h"
 #include "streams.h"
@@ -73,6 +74,7 @@ static void initialise(void)
         st_warn("SEEKTRACE_CAPTURE=%s is not 'exact' or 'inferred'; using exact", forced);
     if (why) {
         st_capture_inferred = 1;
+        st_staleness_streams_changed();
         if (why != forced_reason)
             st_warn("stdio syscalls will not be seen (%s); capture: inferred", why);
         st_report_set_capture(why);

@@ -85,8 +85,7 @@ void st_ledger_forget_parents(void);
  * booked on c. */
 static inline void st_ledger_deliver(struct st_tally *c, size_t requested, size_t delivered)
 {
-    st_add(&c->requested_bytes, requested);
-    st_add(&c->delivered_bytes, delivered);
+    st_add2(&c->requested_bytes, requested, &c->delivered_bytes, delivered);
     st_trace_deliver(c, requested, delivered);
 }
 

@@ -14,30 +14,8 @@ void st_record_read_at(struct st_file *f, struct st_tally *c, struct st_call_cos
     if (!c)
         return;
     st_trace_read(f, c, call, offset, result);
-    st_add(&c->read_syscalls, 1);
-    if (cc)
-        st_add(&cc->read_syscalls, 1);
-    if (result <= 0)
-        return;
-    st_add(&c->kernel_read_bytes, (uint64_t)result);
-    if (cc)
-        st_add(&cc->kernel_read_bytes, (uint64_t)result);
-    if (f && offset >= 0) {
-        uint64_t again = st_file_note_range(f, (uint64_t)offset, (uint64_t)result);
-        st_trace_reread(again);
-        if (again)
-            st_add(&c->reread_bytes, again);
-    }
-}
-
-void st_record_lseek_at(struct st_tally *c, struct st_call_cost *cc)
-{
-    st_self.lseeks++;
-    if (!c)
-        return;
-    st_add(&c->lseek_syscalls, 1);
-    if (cc)
-        st_add(&cc->lseek_syscalls, 1);
+    uint64_t again = st_record_read_counts(f, c, cc, offset, result);
+    st_trace_reread(again); /* a macro: its argument is evaluated only when tracing */
 }
 
 void st_record_fstat(struct st_tally *c, enum st_call call)
@@ -46,9 +24,10 @@ void st_record_fstat(struct st_tally *c, enum st_call call)
         return;
     st_trace_fstat(c, call);
     struct st_call_cost *cc = st_tally_cost(c, call);
-    st_add(&c->fstat_syscalls, 1);
     if (cc)
-        st_add(&cc->fstat_syscalls, 1);
+        st_add2(&c->fstat_syscalls, 1, &cc->fstat_syscalls, 1);
+    else
+        st_add(&c->fstat_syscalls, 1);
 }
 
 void st_record_write(struct st_tally *c, ssize_t result)

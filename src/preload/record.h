@@ -9,10 +9,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "files.h"
 #include "tally.h"
 #include "thread_state.h"
-
-struct st_file;
 
 /* The call to charge: the interposed call in progress, else `fallback`
  * (what the outermost stdio hook implies, e.g. getc for a refill in uflow). */
@@ -28,12 +27,49 @@ static inline enum st_call st_charge(enum st_call fallback)
  * are for callers that know cc already (a fast entry: thread_state.h). */
 void st_record_read_at(struct st_file *f, struct st_tally *c, struct st_call_cost *cc,
                        enum st_call call, int64_t offset, ssize_t result);
+
+/* What st_record_read_at books on c and cc, less the thread's count and
+ * the trace: inline for the wrappers' lean path (stdio_slots.c), which
+ * nothing traces. Returns the bytes read again. The caller is busy. */
+static inline uint64_t st_record_read_counts(struct st_file *f, struct st_tally *c,
+                                             struct st_call_cost *cc, int64_t offset,
+                                             ssize_t result)
+{
+    uint64_t bytes = result > 0 ? (uint64_t)result : 0;
+    if (__builtin_expect(cc != NULL, 1)) {
+        st_add2(&c->read_syscalls, 1, &cc->read_syscalls, 1);
+        if (bytes)
+            st_add2(&c->kernel_read_bytes, bytes, &cc->kernel_read_bytes, bytes);
+    } else {
+        st_add(&c->read_syscalls, 1);
+        if (bytes)
+            st_add(&c->kernel_read_bytes, bytes);
+    }
+    if (!bytes || !f || offset < 0)
+        return 0;
+    uint64_t again = st_file_note_range(f, (uint64_t)offset, bytes);
+    if (again)
+        st_add(&c->reread_bytes, again);
+    return again;
+}
+
 static inline void st_record_read(struct st_file *f, struct st_tally *c, enum st_call call,
                                   int64_t offset, ssize_t result)
 {
     st_record_read_at(f, c, c ? st_tally_cost(c, call) : NULL, call, offset, result);
 }
-void st_record_lseek_at(struct st_tally *c, struct st_call_cost *cc);
+/* An lseek syscall, booked on c (NULL: counted on the thread only) and
+ * at cc (NULL: not kept). */
+static inline void st_record_lseek_at(struct st_tally *c, struct st_call_cost *cc)
+{
+    st_self.lseeks++;
+    if (!c)
+        return;
+    if (__builtin_expect(cc != NULL, 1))
+        st_add2(&c->lseek_syscalls, 1, &cc->lseek_syscalls, 1);
+    else
+        st_add(&c->lseek_syscalls, 1);
+}
 static inline void st_record_lseek(struct st_tally *c, enum st_call call)
 {
     st_record_lseek_at(c, c ? st_tally_cost(c, call) : NULL);

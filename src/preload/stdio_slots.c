@@ -25,6 +25,7 @@
 #include "lifecycle.h"
 #include "ops.h"
 #include "record.h"
+#include "staleness.h"
 #include "streams.h"
 #include "sync.h"
 #include "thread_state.h"
@@ -80,8 +81,8 @@ static inline int slot_claim(struct st_stream *s, FILE *fp)
  * traces or follows: the slots and the read it runs into on its FILE take
  * the lean path, as inside a fast-path call, with the cell at the
  * refill's site. The record stays for the next refill (refill_again):
- * valid while the stream epoch and the fd table's generation are those
- * the stream was last checked current under (tracked). */
+ * valid while staleness.h's word is the one the stream was last checked
+ * current under (tracked), which also moves if tracing starts. */
 static void lean_refill(struct st_thread *t, struct st_stream *s, FILE *fp)
 {
     if (t->current_fp != fp || t->current_stream != s || s->carry || !st_stream_counts(s))
@@ -90,8 +91,7 @@ static void lean_refill(struct st_thread *t, struct st_stream *s, FILE *fp)
     if (!cost)
         return;
     t->refill = (struct st_fast_call){.fp = fp,
-                                      .epoch = t->current_epoch,
-                                      .fd_generation = t->current_fd_generation,
+                                      .staleness = t->current_staleness,
                                       .site = t->site,
                                       .stream = s,
                                       .cell = t->cached_cell,
@@ -278,9 +278,8 @@ static inline const struct st_fast_call *refill_again(FILE *fp, struct st_frame 
     t->in_call = 2;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     const struct st_fast_call *f = &t->refill;
-    if (fp == f->fp && __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE) == f->epoch &&
-        __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE) == f->fd_generation &&
-        f->stream->fd == fp->_fileno && !st_in_exit_cleanup && !st_ops_wanted(f->stream)) {
+    if (fp == f->fp && st_staleness_now() == f->staleness &&
+        f->stream->fd == fp->_fileno && !st_in_exit_cleanup) {
         struct st_site *site = st_site_above(frame);
         if (site == f->site && st_site_via(site, ST_CALL_GETC) == f->call) {
             refill_call_begin(t, site, ST_CALL_GETC);
@@ -363,8 +362,11 @@ static inline struct seek_before seek_before(const FILE *fp)
                                 st_self.lseeks};
 }
 
-/* Kept: buffered data before, the same window after, nothing read. */
-static void note_seek(struct st_tally *c, const struct seek_before *b, const FILE *fp)
+/* Kept: buffered data before, the same window after, nothing read.
+ * lean: a lean call's seek, which nothing traces. */
+static inline __attribute__((always_inline)) void note_seek(struct st_tally *c,
+                                                            const struct seek_before *b,
+                                                            const FILE *fp, int lean)
 {
     int kept = b->end > b->base && fp->_IO_read_base == b->base && fp->_IO_read_end == b->end &&
                st_self.reads == b->reads;
@@ -372,7 +374,8 @@ static void note_seek(struct st_tally *c, const struct seek_before *b, const FIL
     st_add(kept ? &c->seeks_in_buffer : &c->seeks_discarding_buffer, 1);
     if (kept)
         st_add(&c->resync_lseeks, resync);
-    st_trace_seek(c, kept, resync);
+    if (!lean)
+        st_trace_seek(c, kept, resync);
 }
 
 static GENERAL off64_t general_seekoff(FILE *fp, off64_t off, int dir, int mode)
@@ -385,7 +388,7 @@ static GENERAL off64_t general_seekoff(FILE *fp, off64_t off, int dir, int mode)
     if (outer && is_seek_call(st_self.call)) {
         struct st_tally *c = st_stream_counts(s);
         if (c)
-            note_seek(c, &b, fp);
+            note_seek(c, &b, fp, 0);
     }
     buffer_slot_leave(s, fp, outer, 0);
     errno = e;
@@ -401,7 +404,7 @@ static off64_t hook_seekoff(FILE *fp, off64_t off, int dir, int mode)
     struct seek_before b = seek_before(fp);
     off64_t r = ORIG(seekoff, seekoff_fn)(fp, off, dir, mode);
     if (outer && is_seek_call(st_self.call))
-        note_seek(&f->cell->counts, &b, fp);
+        note_seek(&f->cell->counts, &b, fp, 1);
     lean_slot_leave(f, fp, outer, 0);
     return r;
 }
@@ -432,12 +435,21 @@ static int64_t stdio_offset(const struct st_desc *d, FILE *fp)
 }
 
 /* A read of s's that returned r at off: booked on c, charged to call; the
- * fd's offset and the stream's buffer followed. The caller is busy. */
-static inline void book_read(struct st_stream *s, FILE *fp, struct st_tally *c,
-                             struct st_call_cost *cc, enum st_call call, struct st_desc *d,
-                             int64_t off, ssize_t r)
+ * fd's offset and the stream's buffer followed. lean: a lean call's, which
+ * nothing traces, booked inline. The caller is busy. */
+static inline __attribute__((always_inline)) void book_read(struct st_stream *s, FILE *fp,
+                                                            struct st_tally *c,
+                                                            struct st_call_cost *cc,
+                                                            enum st_call call,
+                                                            struct st_desc *d, int64_t off,
+                                                            ssize_t r, int lean)
 {
-    st_record_read_at(s->file, c, cc, call, off, r);
+    if (lean) {
+        st_self.reads++;
+        st_record_read_counts(s->file, c, cc, off, r);
+    } else {
+        st_record_read_at(s->file, c, cc, call, off, r);
+    }
     if (r > 0)
         st_desc_set(d, off >= 0 ? off + r : -1);
     if (st_stream_observe_buffer(s, fp))
@@ -461,15 +473,16 @@ static GENERAL ssize_t general_read(FILE *fp, void *buf, ssize_t n)
     s->carry = NULL; /* the buffer holds this file's bytes from here on */
     struct st_tally *c = st_stream_counts(s);
     enum st_call call = st_charge(ST_CALL_OTHER);
-    book_read(s, fp, c, c ? st_tally_cost(c, call) : NULL, call, d, off, r);
+    book_read(s, fp, c, c ? st_tally_cost(c, call) : NULL, call, d, off, r, 0);
     st_self.busy--;
     errno = err;
     return r;
 }
 
 /* A lean call's read: the fd's description is the one the fast entry
- * kept (no fd has changed since it was made). Nothing the booking does can
- * change errno (no trace; the arena keeps it), so the read's stays. */
+ * kept (no fd has changed since it was made), and nothing is traced.
+ * Nothing the booking does can change errno (the arena keeps it), so the
+ * read's stays. */
 static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
 {
     const struct st_fast_call *f = lean_call(fp);
@@ -480,7 +493,7 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
     int64_t off = stdio_offset(f->desc, fp);
     ssize_t r = ORIG(read, read_fn)(fp, buf, n);
     t->busy++;
-    book_read(s, fp, &f->cell->counts, f->cost, f->call, f->desc, off, r);
+    book_read(s, fp, &f->cell->counts, f->cost, f->call, f->desc, off, r, 1);
     t->busy--;
     return r;
 }

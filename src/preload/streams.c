@@ -12,6 +12,7 @@
 #include "infer.h"
 #include "ledger.h"
 #include "registry_lock.h"
+#include "staleness.h"
 #include "sync.h"
 #include "thread_state.h"
 #include "trace_writer.h"
@@ -23,9 +24,6 @@ struct slot {
     struct st_stream *stream;
     void *hash_next; /* hash_chains.h */
 };
-
-/* Bumped on every unbind so per-thread caches notice (streams.h). */
-unsigned st_stream_epoch;
 
 static unsigned hash_ptr(const void *p)
 {
@@ -206,14 +204,13 @@ __attribute__((noinline)) static struct st_stream *stream_of_slow(FILE *fp, unsi
 struct st_stream *st_stream_of(FILE *fp)
 {
     struct st_thread *t = &st_self;
-    unsigned now = __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE);
+    unsigned now = st_stream_epoch_now();
     if (t->cached_fp == fp && t->cached_epoch == now && fp)
         return t->cached_stream;
     return stream_of_slow(fp, now);
 }
 
-__attribute__((noinline)) static struct st_stream *stream_current_slow(FILE *fp, unsigned now,
-                                                                         unsigned gen)
+__attribute__((noinline)) static struct st_stream *stream_current_slow(FILE *fp, uint64_t now)
 {
     struct st_thread *t = &st_self;
     struct st_stream *s = st_stream_of(fp);
@@ -240,8 +237,7 @@ __attribute__((noinline)) static struct st_stream *stream_current_slow(FILE *fp,
     }
     t->current_fp = fp;
     t->current_stream = s;
-    t->current_epoch = now;
-    t->current_fd_generation = gen;
+    t->current_staleness = now;
     return s;
 }
 
@@ -251,13 +247,11 @@ struct st_stream *st_stream_current(FILE *fp)
      * while nothing it depends on has changed (a stream unbound, an fd
      * opened, closed or dup'ed anywhere, the FILE's fd itself). */
     struct st_thread *t = &st_self;
-    unsigned now = __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE);
-    unsigned gen = __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE);
+    uint64_t now = st_staleness_now();
     struct st_stream *s = t->current_stream;
-    if (t->current_fp == fp && s && t->current_epoch == now && t->current_fd_generation == gen &&
-        s->fd == fp->_fileno)
+    if (t->current_fp == fp && s && t->current_staleness == now && s->fd == fp->_fileno)
         return s;
-    return stream_current_slow(fp, now, gen);
+    return stream_current_slow(fp, now);
 }
 
 struct st_stream *st_stream_opened(FILE *fp, const char *name)
@@ -277,7 +271,7 @@ void st_stream_closed(struct st_stream *s)
         __atomic_compare_exchange_n(&sl->stream, &expected, NULL, 0, __ATOMIC_ACQ_REL,
                                     __ATOMIC_ACQUIRE);
     }
-    __atomic_fetch_add(&st_stream_epoch, 1, __ATOMIC_ACQ_REL);
+    st_staleness_streams_changed();
 }
 
 /* glibc's list of every FILE it has open (libio's _IO_list_all). */

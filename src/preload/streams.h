@@ -71,10 +71,6 @@ struct st_stream {
     struct st_stream *next_spare;
 };
 
-/* Bumped whenever a stream is unbound (fclose, a rebound fd): a per-thread
- * cache keyed by FILE* is valid only while it is unchanged. */
-extern unsigned st_stream_epoch;
-
 /* The live stream at fp, bound on first sight; NULL if fp is not a stream on
  * a file descriptor or cannot be tracked. Lock-free when already bound. */
 struct st_stream *st_stream_of(FILE *fp);

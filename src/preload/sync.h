@@ -14,16 +14,35 @@
 #include <stdint.h>
 #include <sys/single_threaded.h>
 
+/* The add while the process has one thread: one instruction on x86. */
+static inline void st_add_alone(uint64_t *p, uint64_t n)
+{
+#if defined(__x86_64__)
+    __asm__ volatile("addq %1, %0" : "+m"(*p) : "r"(n));
+#else
+    __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
+#endif
+}
+
 static inline void st_add(uint64_t *p, uint64_t n)
 {
-    if (__libc_single_threaded) {
-#if defined(__x86_64__)
-        __asm__ volatile("addq %1, %0" : "+m"(*p) : "r"(n));
-#else
-        __atomic_store_n(p, __atomic_load_n(p, __ATOMIC_RELAXED) + n, __ATOMIC_RELAXED);
-#endif
-    } else {
+    if (__libc_single_threaded)
+        st_add_alone(p, n);
+    else
         __atomic_fetch_add(p, n, __ATOMIC_RELAXED);
+}
+
+/* Two st_adds with one look at the thread count (a figure kept on its
+ * owner and on the call kind that caused it: tally.h; fread's requested
+ * and delivered bytes). */
+static inline void st_add2(uint64_t *a, uint64_t n, uint64_t *b, uint64_t m)
+{
+    if (__libc_single_threaded) {
+        st_add_alone(a, n);
+        st_add_alone(b, m);
+    } else {
+        __atomic_fetch_add(a, n, __ATOMIC_RELAXED);
+        __atomic_fetch_add(b, m, __ATOMIC_RELAXED);
     }
 }
 

@@ -56,21 +56,21 @@ struct st_thread {
     void *cached_ra;
     struct st_site *cached_ra_site;
     struct st_cell *cached_cell;
-    /* One-entry cache FILE* -> stream, valid while the epoch matches. */
+    /* One-entry cache FILE* -> stream, valid while the stream epoch
+     * (staleness.h) matches. */
     FILE *cached_fp;
     struct st_stream *cached_stream;
     unsigned cached_epoch;
     /* The wrappers' fast path (wrap_stdio.c): what this thread's last call
      * on fp from return address ra found, its site and the cell it booked
      * on (which also primes the cell cache for the hooks inside the call),
-     * valid while the stream epoch is `epoch` and the fd table's generation
-     * `fd_generation` (the stream was checked current then: streams.h).
+     * valid while staleness.h's word is `staleness` (the stream was checked
+     * current then: streams.h).
      * Only for sites the return address decides (st_site_decided_by_caller). */
     struct st_fast_call {
         FILE *fp;
         void *ra;
-        unsigned epoch;
-        unsigned fd_generation;
+        uint64_t staleness;
         struct st_site *site;
         struct st_stream *stream;
         struct st_cell *cell;
@@ -84,6 +84,9 @@ struct st_thread {
          * runtime caller): each call checks it up the stack (sites.h),
          * first where the unwind cache kept it (st_site_last_way). */
         unsigned short check_stack, way;
+        /* The stream's calls are traced or followed (st_ops_wanted when the
+         * entry was made; what could change that makes it stale). */
+        unsigned short ops;
     } fast[8]; /* by ST_FAST_SLOT(ra) */
     /* The fast-path call in progress when nothing it does is traced or
      * followed (NULL otherwise): the hooks it runs into on its own FILE
@@ -92,15 +95,14 @@ struct st_thread {
     /* What lean points to in a refill outside any wrapped call whose
      * stream nothing traces or follows: its stream, site and cell, for the
      * read it makes; kept for the next refill on that FILE, valid while
-     * the stream epoch and fd generation are those it holds (stdio_slots.c). */
+     * staleness.h's word is the one it holds (stdio_slots.c). */
     struct st_fast_call refill;
     /* One-entry cache of st_stream_current (streams.c): the stream at
      * current_fp, checked against what its fd names, valid while neither
-     * the stream epoch nor the fd table (st_fd_generation) has moved. */
+     * the stream epoch nor the fd table has moved (staleness.h). */
     FILE *current_fp;
     struct st_stream *current_stream;
-    unsigned current_epoch;
-    unsigned current_fd_generation;
+    uint64_t current_staleness;
 };
 
 /* Which fast[] entry a return address uses: call sites next to each other

@@ -38,6 +38,7 @@
 #include "cells.h"
 #include "report_model.h"
 #include "sites.h"
+#include "staleness.h"
 #include "seektrace/trace_format.h"
 #include "streams.h"
 #include "sync.h"
@@ -264,6 +265,14 @@ void st_trace_config_load(void)
     st_config.trace_dir = st_strdup(dir);
 }
 
+/* Tracing starts or stops: the wrappers' fast entries, which know whether
+ * their stream's calls are traced (wrap_stdio.c), go stale. */
+static void set_trace_on(int on)
+{
+    __atomic_store_n(&st_trace_on, on, __ATOMIC_RELEASE);
+    st_staleness_streams_changed();
+}
+
 void st_trace_init(void)
 {
     if (!st_config.trace_dir)
@@ -271,7 +280,7 @@ void st_trace_init(void)
     copy_str(big.dir, sizeof big.dir, st_config.trace_dir);
     g.cap = st_config.trace_max;
     st_trace_clock_init(st_config.trace_tsc);
-    __atomic_store_n(&st_trace_on, 1, __ATOMIC_RELEASE);
+    set_trace_on(1);
 }
 
 void st_trace_set_argv(int argc, const char *const *argv)
@@ -309,7 +318,7 @@ void st_trace_restart(void)
     __atomic_add_fetch(&trace_epoch, 1, __ATOMIC_ACQ_REL);
     if (g.state != FAILED && st_config.trace_dir) {
         g.state = IDLE;
-        __atomic_store_n(&st_trace_on, 1, __ATOMIC_RELEASE);
+        set_trace_on(1);
     }
 }
 
@@ -539,7 +548,7 @@ __attribute__((noinline)) static int ensure_ready_slow(void)
         errno = saved;
         __atomic_store_n(&g.state, ok ? READY : FAILED, __ATOMIC_RELEASE);
         if (!ok)
-            __atomic_store_n(&st_trace_on, 0, __ATOMIC_RELEASE);
+            set_trace_on(0);
         return ok;
     }
     while ((s = __atomic_load_n(&g.state, __ATOMIC_ACQUIRE)) == CREATING)
@@ -1692,7 +1701,7 @@ void st_trace_finish(const struct st_report *r)
     /* From here on nothing is recorded: the footer is the final word. No
      * chunk is handed out after the footer's (the file is cut behind it):
      * max_chunks is stored before the footer takes its chunks. */
-    __atomic_store_n(&st_trace_on, 0, __ATOMIC_RELEASE);
+    set_trace_on(0);
     __atomic_store_n(&g.max_chunks, 0, __ATOMIC_RELEASE);
     uint64_t end_ns = st_trace_clock_anchor();
     struct sink measure = {NULL, 0};

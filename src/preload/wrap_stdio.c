@@ -17,6 +17,7 @@
 #include "infer.h"
 #include "ledger.h"
 #include "ops.h"
+#include "staleness.h"
 #include "wrappers.h"
 #include "trace_writer.h"
 
@@ -33,8 +34,7 @@ int st_call_begin(enum st_call call, FILE *fp, struct st_frame frame)
     if (fp) {
         st_ledger_note_map_at(fp);
         t->busy++;
-        unsigned now = __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE);
-        unsigned gen = __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE);
+        uint64_t now = st_staleness_now();
         struct st_stream *s = st_stream_current(fp);
         struct st_tally *c = s ? st_stream_counts(s) : NULL;
         struct st_call_cost *cost = c ? st_tally_cost(c, call) : NULL;
@@ -47,12 +47,11 @@ int st_call_begin(enum st_call call, FILE *fp, struct st_frame frame)
          * st_stream_counts has just made this (stream, site) the cell
          * cache's entry. */
         int decided = st_site_decided_by_caller(t->site, caller);
-        if (cost && !s->carry && (decided || t->site)) {
+        if (cost && !s->carry && !st_capture_inferred && (decided || t->site)) {
             struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
             *f = (struct st_fast_call){.fp = fp,
                                        .ra = caller,
-                                       .epoch = now,
-                                       .fd_generation = gen,
+                                       .staleness = now,
                                        .site = t->site,
                                        .stream = s,
                                        .cell = t->cached_cell,
@@ -60,6 +59,7 @@ int st_call_begin(enum st_call call, FILE *fp, struct st_frame frame)
                                        .desc = st_fd_desc(st_fd_peek(fp->_fileno)),
                                        .call = call,
                                        .check_stack = !decided,
+                                       .ops = st_ops_wanted(s),
                                        .way = (unsigned short)st_site_last_way()};
         }
         if (st_capture_inferred && s)
@@ -104,7 +104,7 @@ static inline __attribute__((always_inline)) int fast_call_matched(struct st_thr
     t->site_pending = 0;
     t->cached_cell = f->cell;
     st_add(&f->cost->calls, 1);
-    if (__builtin_expect(!st_ops_wanted(f->stream), 1)) {
+    if (__builtin_expect(!f->ops, 1)) {
         t->lean = f;
         return 2;
     }
@@ -119,8 +119,8 @@ static inline __attribute__((always_inline)) int fast_call_matched(struct st_thr
 /* The fast path: this thread's last call of this kind on the same stream
  * from the same return address found its site and cell (st_call_begin),
  * and where the cell counts this kind (tally.h); the stream is still
- * bound (epoch), no fd has changed (fd generation) and inferred capture is
- * off. Then fast_call_matched's 2 or 3, or, where the return address alone
+ * bound and no fd has changed (staleness.h; entries are made with exact
+ * capture only, and the switch to inferred makes older ones stale). Then fast_call_matched's 2 or 3, or, where the return address alone
  * does not decide the site, 4: in the call, the stack above the wrapper's
  * frame still to compare with the one that found the site
  * (call_begin_rest: out of line, so that this path keeps no registers of
@@ -139,10 +139,7 @@ static inline __attribute__((always_inline)) int call_begin_fast(enum st_call ca
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     const struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
     if (__builtin_expect(fp == f->fp && caller == f->ra && call == f->call &&
-                             __atomic_load_n(&st_stream_epoch, __ATOMIC_ACQUIRE) == f->epoch &&
-                             __atomic_load_n(&st_fd_generation, __ATOMIC_ACQUIRE) ==
-                                 f->fd_generation &&
-                             !st_capture_inferred,
+                             st_staleness_now() == f->staleness,
                          1))
         return __builtin_expect(f->check_stack, 0) ? 4 : fast_call_matched(t, f, call, caller);
     t->in_call = 0;
