@@ -48,12 +48,14 @@ static inline struct st_call_cost *st_tally_cost(struct st_tally *t, enum st_cal
     return st_tally_cost_slow(t, call);
 }
 
-/* One more call of kind `call` on t. */
-static inline void st_tally_count_call(struct st_tally *t, enum st_call call)
+/* One more call of kind `call` on t; returns where t counts that kind
+ * (st_tally_cost), for the syscalls the call makes. */
+static inline struct st_call_cost *st_tally_count_call(struct st_tally *t, enum st_call call)
 {
     struct st_call_cost *cc = st_tally_cost(t, call);
     if (cc)
         st_add(&cc->calls, 1);
+    return cc;
 }
 
 /* sum += t, field by field, into the full record. */

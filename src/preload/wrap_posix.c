@@ -47,13 +47,11 @@ static void note_read(int fd, enum st_call call, uint64_t requested, int64_t off
     if (!c)
         return;
     int64_t at = offset >= 0 ? offset : st_desc_offset(e->desc);
-    st_tally_count_call(c, call);
+    struct st_call_cost *cc = st_tally_count_call(c, call);
     if (r >= 0)
-        st_add(&c->requested_bytes, requested);
-    if (r > 0)
-        st_add(&c->delivered_bytes, (uint64_t)r);
+        st_add2(&c->requested_bytes, requested, &c->delivered_bytes, (uint64_t)r);
     st_trace_posix_read(c, call, requested, r);
-    st_record_read(e->file, c, call, at, r);
+    st_record_read_at(e->file, c, cc, call, at, r);
     if (offset < 0 && r > 0)
         st_desc_advance(e->desc, r);
 }
@@ -64,8 +62,7 @@ static void note_lseek(int fd, off64_t r)
     struct st_tally *c = e ? st_file_direct(e->file) : NULL;
     if (!c)
         return;
-    st_tally_count_call(c, ST_CALL_LSEEK);
-    st_record_lseek(c, ST_CALL_LSEEK);
+    st_record_lseek_at(c, st_tally_count_call(c, ST_CALL_LSEEK));
     st_trace_posix_lseek(c, r);
     if (r >= 0)
         st_desc_set(e->desc, r);

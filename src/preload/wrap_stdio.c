@@ -37,9 +37,7 @@ int st_call_begin(enum st_call call, FILE *fp, struct st_frame frame)
         uint64_t now = st_staleness_now();
         struct st_stream *s = st_stream_current(fp);
         struct st_tally *c = s ? st_stream_counts(s) : NULL;
-        struct st_call_cost *cost = c ? st_tally_cost(c, call) : NULL;
-        if (cost)
-            st_add(&cost->calls, 1);
+        struct st_call_cost *cost = c ? st_tally_count_call(c, call) : NULL;
         /* The next call on fp from here can take the fast path: at once
          * when the return address alone decides the site, else once a
          * check up the stack from its frame finds this site again (the walk
