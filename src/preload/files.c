@@ -12,7 +12,6 @@
 #include "hash_chains.h"
 #include "proc_self.h"
 #include "registry_lock.h"
-#include "staleness.h"
 #include "streams.h"
 
 static struct st_file *all_files;
@@ -200,5 +199,4 @@ void st_files_reset(void)
                 s->whatif.on = 0;
         }
     }
-    st_staleness_streams_changed(); /* what-ifs stopped */
 }

@@ -8,25 +8,18 @@
 #include "fdtable.h"
 #include "infer.h"
 #include "ledger.h"
-#include "staleness.h"
 #include "streams.h"
 #include "thread_state.h"
 #include "trace_writer.h"
 
 /* One operation of s: to its 4 KiB what-if, and to the trace; ends_call:
- * see st_trace_op. The what-if stops once the buffer proves no larger
- * than 4 KiB: the wrappers' fast entries, which know whether the stream is
- * followed, go stale then. */
+ * see st_trace_op. */
 static void emit(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x, int ends_call)
 {
     if (!s)
         return;
-    if (s->whatif.on || op == ST_OP_OPEN) { /* OPEN decides whether it is on */
-        int was_on = s->whatif.on;
+    if (s->whatif.on || op == ST_OP_OPEN) /* OPEN decides whether it is on */
         st_whatif_stream_op(&s->whatif, s->buffer_size, op, flag, n, x);
-        if (was_on && !s->whatif.on)
-            st_staleness_streams_changed();
-    }
     st_trace_op(s, op, flag, n, x, ends_call);
 }
 

@@ -27,9 +27,9 @@ static inline unsigned st_stream_epoch_now(void)
 
 /* A stream unbound, or how streams are followed changed: start-up's
  * switch to inferred capture (wrap_stdio.c's fast entries are for exact
- * capture only), tracing started or stopped, a stream's 4 KiB what-if
- * stopped (the entries know whether their stream is traced or followed;
- * a what-if starts only when its stream is opened, before any entry). */
+ * capture only), tracing started or stopped (an entry made while nothing
+ * traced or followed its stream takes that as lasting: a 4 KiB what-if
+ * starts only when its stream is opened, before any entry). */
 static inline void st_staleness_streams_changed(void)
 {
     __atomic_fetch_add(&st_staleness, 1, __ATOMIC_ACQ_REL);

@@ -84,8 +84,10 @@ struct st_thread {
          * runtime caller): each call checks it up the stack (sites.h),
          * first where the unwind cache kept it (st_site_last_way). */
         unsigned short check_stack, way;
-        /* The stream's calls are traced or followed (st_ops_wanted when the
-         * entry was made; what could change that makes it stale). */
+        /* The stream's calls were traced or followed when the entry was
+         * made (st_ops_wanted). 0 holds until tracing starts, which makes
+         * the entry stale; 1 is asked again, since a what-if stops once the
+         * buffer proves no larger than 4 KiB. */
         unsigned short ops;
     } fast[8]; /* by ST_FAST_SLOT(ra) */
     /* The fast-path call in progress when nothing it does is traced or

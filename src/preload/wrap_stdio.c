@@ -93,7 +93,7 @@ void st_call_end(int began)
  * Otherwise 3: the trace and the ops are still to be told
  * (call_begin_rest), and the call ends like a slow-path one. */
 static inline __attribute__((always_inline)) int fast_call_matched(struct st_thread *t,
-                                                                   const struct st_fast_call *f,
+                                                                   struct st_fast_call *f,
                                                                    enum st_call call, void *caller)
 {
     t->call = call;
@@ -102,6 +102,8 @@ static inline __attribute__((always_inline)) int fast_call_matched(struct st_thr
     t->site_pending = 0;
     t->cached_cell = f->cell;
     st_add(&f->cost->calls, 1);
+    if (__builtin_expect(f->ops, 0) && !st_ops_wanted(f->stream))
+        f->ops = 0; /* its what-if has stopped (thread_state.h) */
     if (__builtin_expect(!f->ops, 1)) {
         t->lean = f;
         return 2;
@@ -118,11 +120,12 @@ static inline __attribute__((always_inline)) int fast_call_matched(struct st_thr
  * from the same return address found its site and cell (st_call_begin),
  * and where the cell counts this kind (tally.h); the stream is still
  * bound and no fd has changed (staleness.h; entries are made with exact
- * capture only, and the switch to inferred makes older ones stale). Then fast_call_matched's 2 or 3, or, where the return address alone
- * does not decide the site, 4: in the call, the stack above the wrapper's
- * frame still to compare with the one that found the site
- * (call_begin_rest: out of line, so that this path keeps no registers of
- * its own across the real call). Else 0, with nothing done. */
+ * capture only, and the switch to inferred makes older ones stale). Then
+ * fast_call_matched's 2 or 3, or, where the return address alone does not
+ * decide the site, 4: in the call, the stack above the wrapper's frame
+ * still to compare with the one that found the site (call_begin_rest: out
+ * of line, so that this path keeps no registers of its own across the
+ * real call). Else 0, with nothing done. */
 static inline __attribute__((always_inline)) int call_begin_fast(enum st_call call, FILE *fp,
                                                                  struct st_frame frame)
 {
@@ -135,7 +138,7 @@ static inline __attribute__((always_inline)) int call_begin_fast(enum st_call ca
      * a FILE*, never NULL, so an empty one matches no call.) */
     t->in_call = 1;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
-    const struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
+    struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
     if (__builtin_expect(fp == f->fp && caller == f->ra && call == f->call &&
                              st_staleness_now() == f->staleness,
                          1))
@@ -153,7 +156,7 @@ static inline __attribute__((always_inline)) int call_begin_fast(enum st_call ca
 static int call_begin_rest(int began, enum st_call call, FILE *fp, struct st_frame frame)
 {
     struct st_thread *t = &st_self;
-    const struct st_fast_call *f = &t->fast[ST_FAST_SLOT(frame.ra)];
+    struct st_fast_call *f = &t->fast[ST_FAST_SLOT(frame.ra)];
     if (began == 4) {
         if (st_site_above_from(frame, f->way) == f->site) {
             began = fast_call_matched(t, f, call, (void *)frame.ra);
