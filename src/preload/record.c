@@ -24,10 +24,7 @@ void st_record_fstat(struct st_tally *c, enum st_call call)
         return;
     st_trace_fstat(c, call);
     struct st_call_cost *cc = st_tally_cost(c, call);
-    if (cc)
-        st_add2(&c->fstat_syscalls, 1, &cc->fstat_syscalls, 1);
-    else
-        st_add(&c->fstat_syscalls, 1);
+    st_record_add(&c->fstat_syscalls, cc ? &cc->fstat_syscalls : NULL, 1);
 }
 
 void st_record_write(struct st_tally *c, ssize_t result)

@@ -28,6 +28,16 @@ static inline enum st_call st_charge(enum st_call fallback)
 void st_record_read_at(struct st_file *f, struct st_tally *c, struct st_call_cost *cc,
                        enum st_call call, int64_t offset, ssize_t result);
 
+/* n more of a figure a cell keeps (own) and its call kind's record keeps
+ * too (of_call: NULL when that kind's costs are not kept). */
+static inline void st_record_add(uint64_t *own, uint64_t *of_call, uint64_t n)
+{
+    if (__builtin_expect(of_call != NULL, 1))
+        st_add2(own, n, of_call, n);
+    else
+        st_add(own, n);
+}
+
 /* What st_record_read_at books on c and cc, less the thread's count and
  * the trace: inline for the wrappers' lean path (stdio_slots.c), which
  * nothing traces. Returns the bytes read again. The caller is busy. */
@@ -36,15 +46,9 @@ static inline uint64_t st_record_read_counts(struct st_file *f, struct st_tally 
                                              ssize_t result)
 {
     uint64_t bytes = result > 0 ? (uint64_t)result : 0;
-    if (__builtin_expect(cc != NULL, 1)) {
-        st_add2(&c->read_syscalls, 1, &cc->read_syscalls, 1);
-        if (bytes)
-            st_add2(&c->kernel_read_bytes, bytes, &cc->kernel_read_bytes, bytes);
-    } else {
-        st_add(&c->read_syscalls, 1);
-        if (bytes)
-            st_add(&c->kernel_read_bytes, bytes);
-    }
+    st_record_add(&c->read_syscalls, cc ? &cc->read_syscalls : NULL, 1);
+    if (bytes)
+        st_record_add(&c->kernel_read_bytes, cc ? &cc->kernel_read_bytes : NULL, bytes);
     if (!bytes || !f || offset < 0)
         return 0;
     uint64_t again = st_file_note_range(f, (uint64_t)offset, bytes);
@@ -58,17 +62,14 @@ static inline void st_record_read(struct st_file *f, struct st_tally *c, enum st
 {
     st_record_read_at(f, c, c ? st_tally_cost(c, call) : NULL, call, offset, result);
 }
+
 /* An lseek syscall, booked on c (NULL: counted on the thread only) and
  * at cc (NULL: not kept). */
 static inline void st_record_lseek_at(struct st_tally *c, struct st_call_cost *cc)
 {
     st_self.lseeks++;
-    if (!c)
-        return;
-    if (__builtin_expect(cc != NULL, 1))
-        st_add2(&c->lseek_syscalls, 1, &cc->lseek_syscalls, 1);
-    else
-        st_add(&c->lseek_syscalls, 1);
+    if (c)
+        st_record_add(&c->lseek_syscalls, cc ? &cc->lseek_syscalls : NULL, 1);
 }
 static inline void st_record_lseek(struct st_tally *c, enum st_call call)
 {
