@@ -394,6 +394,7 @@ static const char *json_report(const struct jval *v, struct st_report *r)
     if (!r->capture)
         r->capture = "exact";
     r->capture_reason = j_string(json_get(v, "capture_reason"));
+    r->libc_version = j_string(json_get(v, "libc_version"));
     const struct jval *pid = json_get(v, "pid"), *ppid = json_get(v, "ppid");
     r->pid = pid && pid->type == J_NUMBER ? (long)pid->number : 0;
     r->ppid = ppid && ppid->type == J_NUMBER ? (long)ppid->number : 0;

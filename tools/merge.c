@@ -33,6 +33,7 @@ struct merged {
     size_t index_cap;
     int inferred;
     const char *reason;
+    char libc[128]; /* the C library versions seen, "2.36" or "2.36,2.41" */
     /* the built report */
     struct st_report_file *out_files;
     struct st_report_site **out_sites;
@@ -117,6 +118,21 @@ static void site_key(const struct st_report_site *s, char *buf, size_t size)
              (unsigned long long)f->offset, f->function ? f->function : "");
 }
 
+/* Processes of one run normally share one C library; a run that execs
+ * programs under another loader lists each version once. */
+static void note_libc(struct merged *m, const char *version)
+{
+    if (!version || !*version)
+        return;
+    size_t len = strlen(version), have = strlen(m->libc);
+    for (const char *p = m->libc; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
+        if (strncmp(p, version, len) == 0 && (p[len] == ',' || p[len] == '\0'))
+            return;
+    }
+    if (have + len + 2 <= sizeof m->libc)
+        snprintf(m->libc + have, sizeof m->libc - have, "%s%s", have ? "," : "", version);
+}
+
 void merged_add(struct merged *m, const struct st_report *r)
 {
     if (r->capture && strcmp(r->capture, "exact") != 0) {
@@ -124,6 +140,7 @@ void merged_add(struct merged *m, const struct st_report *r)
         if (!m->reason && r->capture_reason)
             m->reason = xstrdup(r->capture_reason);
     }
+    note_libc(m, r->libc_version);
     for (size_t i = 0; i < r->nfiles; i++) {
         const struct st_report_file *rf = &r->files[i];
         struct mfile *f = file_of(m, rf->path);
@@ -178,6 +195,7 @@ void merged_report(struct merged *m, struct st_report *out, const struct st_repo
     }
     out->capture = m->inferred ? "inferred" : "exact";
     out->capture_reason = m->inferred ? m->reason : NULL;
+    out->libc_version = m->libc[0] ? m->libc : NULL;
     free(m->out_files);
     m->out_files = calloc(m->n ? m->n : 1, sizeof *m->out_files);
     if (!m->out_files)

@@ -131,6 +131,7 @@ enum st_trace_info_tag {
     ST_TRACE_INFO_PARENT_TRACE = 7, /* the trace this process wrote before: its
                                      * parent's, when forked; its own finished
                                      * one, after an exec that failed */
+    ST_TRACE_INFO_LIBC_VERSION = 8, /* gnu_get_libc_version(), e.g. "2.41" */
 };
 
 /* ## Chunks

@@ -162,6 +162,10 @@ void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
         st_json_key(&j, "capture_reason");
         st_json_string(&j, r->capture_reason);
     }
+    if (r->libc_version) {
+        st_json_key(&j, "libc_version");
+        st_json_string(&j, r->libc_version);
+    }
     st_json_key(&j, "pid");
     st_json_i64(&j, r->pid);
     st_json_key(&j, "ppid");

@@ -59,6 +59,7 @@ struct st_report_file {
 struct st_report {
     const char *capture;        /* "exact" or "inferred" */
     const char *capture_reason; /* NULL when exact */
+    const char *libc_version;   /* gnu_get_libc_version(): "2.41"; NULL: unknown */
     long pid, ppid;
     const char *const *argv;
     int argc;

@@ -22,7 +22,12 @@ static void headline(const struct st_report *r, struct st_outbuf *o)
     }
     if (r->argc > 6)
         st_out_str(o, " ...");
-    st_out_printf(o, "  [capture: %s]\n", r->capture);
+    st_out_printf(o, "  [capture: %s", r->capture);
+    if (r->libc_version) {
+        st_out_str(o, ", glibc ");
+        st_out_text(o, r->libc_version);
+    }
+    st_out_str(o, "]\n");
     if (r->capture_reason) {
         st_out_str(o, "  capture is inferred: ");
         st_out_text(o, r->capture_reason);

@@ -489,6 +489,7 @@ int st_trace_model_report(struct st_trace_model *m, const struct st_trace_info *
     r->argv = (const char *const *)info->argv;
     r->capture = info->capture ? info->capture : "exact";
     r->capture_reason = info->capture_reason;
+    r->libc_version = info->libc_version;
 
     size_t no = m->nobjs ? m->nobjs : 1;
     /* Files, with one more (index 0) for owners never seen defined. */

@@ -213,6 +213,10 @@ static int parse_info(struct st_trace_reader *r, const uint8_t *p, const uint8_t
             if (!in->host)
                 in->host = dup_bytes(p, (size_t)len);
             break;
+        case ST_TRACE_INFO_LIBC_VERSION:
+            if (!in->libc_version)
+                in->libc_version = dup_bytes(p, (size_t)len);
+            break;
         case ST_TRACE_INFO_PARENT_TRACE:
             if (!in->parent_trace)
                 in->parent_trace = dup_bytes(p, (size_t)len);
@@ -235,6 +239,7 @@ static void free_info(struct st_trace_info *in)
     free(in->capture);
     free(in->capture_reason);
     free(in->host);
+    free(in->libc_version);
     free(in->parent_trace);
 }
 
@@ -1111,6 +1116,7 @@ int st_trace_footer_report(struct st_trace_reader *r, struct st_report *out, voi
         int ok = 0;
         if (tag == ST_FOOT_PROCESS) {
             ok = f_process(&rec, out);
+            out->libc_version = in->libc_version; /* an info record, not in the footer */
             have_process = 1;
         } else if (tag == ST_FOOT_FILE && out->nfiles < nfiles) {
             ok = f_file(&rec, &out->files[out->nfiles], in);

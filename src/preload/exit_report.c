@@ -33,6 +33,7 @@ static int report_done; /* written (or given up); reported is set first */
 static int argc_saved;
 static const char **argv_saved;
 static const char *inferred_reason;
+static const char *libc_version;
 
 void st_report_set_argv(int argc, char **argv)
 {
@@ -49,10 +50,11 @@ void st_report_set_argv(int argc, char **argv)
     st_trace_set_argv(n, v);
 }
 
-void st_report_set_capture(const char *reason_if_inferred)
+void st_report_set_capture(const char *reason_if_inferred, const char *version)
 {
     inferred_reason = reason_if_inferred;
-    st_trace_set_capture(reason_if_inferred);
+    libc_version = version;
+    st_trace_set_capture(reason_if_inferred, version);
 }
 
 void st_report_reset_in_child(void)
@@ -206,6 +208,7 @@ static int build(struct st_report *r)
     }
     r->capture = inferred_reason ? "inferred" : "exact";
     r->capture_reason = inferred_reason;
+    r->libc_version = libc_version;
     r->pid = (long)syscall(SYS_getpid);
     r->ppid = (long)syscall(SYS_getppid);
     r->argv = argv_saved;

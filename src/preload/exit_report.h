@@ -10,8 +10,9 @@ void st_report_at_exit(void);
 /* The command line, captured at start-up for the report's argv. */
 void st_report_set_argv(int argc, char **argv);
 
-/* "exact", or "inferred" with the reason the stdio hook failed. */
-void st_report_set_capture(const char *reason_if_inferred);
+/* "exact", or "inferred" with the reason the stdio hook failed; and the C
+ * library's version (NULL: not glibc). */
+void st_report_set_capture(const char *reason_if_inferred, const char *libc_version);
 
 /* After fork: the child reports for itself, once. */
 void st_report_reset_in_child(void);

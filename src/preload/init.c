@@ -5,6 +5,7 @@
  * constructor, or earlier from the first interposed call if another
  * library's constructor reads a file before ours runs. */
 #define _GNU_SOURCE 1
+#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,15 +29,18 @@
 
 enum { UNINIT, INITIALISING, READY };
 static int state;
-static int cleanup_hooked;
 
-/* Chained behind glibc's exit-time stdio cleanup (stdio_hook.h): by now
- * every syscall the program's stdio will ever make has been made. */
-static void after_stdio_cleanup(void)
+/* glibc's exit-time stdio cleanup begins (stdio_hook.h): what it does is
+ * charged to "exit". */
+static void stdio_cleanup_begins(void)
 {
     st_in_exit_cleanup = 1;
-    if (st_stdio_orig_cleanup)
-        st_stdio_orig_cleanup();
+}
+
+/* ... and is over: every syscall the program's stdio will ever make has
+ * been made. */
+static void stdio_cleanup_ends(void)
+{
     st_in_exit_cleanup = 0;
     st_report_at_exit();
 }
@@ -56,6 +60,14 @@ static void after_fork_parent(void)
         st_report_at_exit();
 }
 
+/* glibc's version string (static storage in libc), or NULL for another C
+ * library: looked up, so that the library still loads beside one. */
+static const char *libc_version(void)
+{
+    const char *(*version)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "gnu_get_libc_version");
+    return version ? version() : NULL;
+}
+
 static void initialise(void)
 {
     st_self.busy++;
@@ -68,8 +80,7 @@ static void initialise(void)
     static const char forced_reason[] = "SEEKTRACE_CAPTURE=inferred";
     const char *why = forced && strcmp(forced, "inferred") == 0
                           ? forced_reason
-                          : st_stdio_hook_install(st_slot_patches, st_slot_patch_count,
-                                                  after_stdio_cleanup, &cleanup_hooked);
+                          : st_stdio_hook_install(st_slot_patches, st_slot_patch_count);
     if (forced && *forced && strcmp(forced, "inferred") != 0 && strcmp(forced, "exact") != 0)
         st_warn("SEEKTRACE_CAPTURE=%s is not 'exact' or 'inferred'; using exact", forced);
     if (why) {
@@ -77,8 +88,8 @@ static void initialise(void)
         st_staleness_streams_changed();
         if (why != forced_reason)
             st_warn("stdio syscalls will not be seen (%s); capture: inferred", why);
-        st_report_set_capture(why);
     }
+    st_report_set_capture(why, libc_version());
     pthread_atfork(before_fork, after_fork_parent, st_lifecycle_child);
     st_lifecycle_init(); /* fork/exec/signal handling, after the settings */
     st_self.own_io--;
@@ -111,10 +122,13 @@ __attribute__((constructor)) static void seektrace_constructor(int argc, char **
     st_report_set_argv(argc, argv);
 }
 
-/* Only when glibc's exit cleanup could not be hooked: then the exit-time
- * lseek that syncs unread stream data happens after this report. */
+/* exit runs destructors before glibc's stdio cleanup: the report waits
+ * for its end, unless that cannot be arranged. */
 __attribute__((destructor)) static void seektrace_destructor(void)
 {
-    if (!cleanup_hooked)
+    st_self.busy++;
+    int armed = st_stdio_exit_arm(stdio_cleanup_begins, stdio_cleanup_ends);
+    st_self.busy--;
+    if (!armed)
         st_report_at_exit();
 }

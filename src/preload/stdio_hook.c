@@ -1,4 +1,5 @@
-/* stdio_hook.c — locating and patching glibc's stdio jump tables.
+/* stdio_hook.c — locating and patching glibc's stdio jump tables, and the
+ * two streams that bracket glibc's exit-time stdio cleanup.
  * See stdio_hook.h for why this works and what it relies on. */
 #define _GNU_SOURCE 1
 #include "stdio_hook.h"
@@ -7,6 +8,7 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -16,104 +18,55 @@
 
 #include "loaded_object.h"
 
-void (*st_stdio_orig_cleanup)(void);
-
-struct section {
+struct range {
     uintptr_t start, end; /* run-time addresses */
 };
 
-struct libc_sections {
-    struct section vtables;
-    struct section atexit_hook;
+/* libc as the loader has it: its RELRO, where the tables are, and its
+ * executable segments, where every table entry points. */
+#define MAX_CODE_SEGMENTS 4
+struct libc_image {
+    struct range relro;
+    struct range code[MAX_CODE_SEGMENTS];
+    int ncode;
 };
 
-/* libc as the loader has it: where it is, its file, where its ELF header
- * is mapped (NULL if it is not) and its RELRO. */
-struct object {
-    uintptr_t base;
-    const char *path;
-    const Elf64_Ehdr *ehdr;
-    struct section relro;
-};
-
-static int locate(uintptr_t addr, struct object *o)
+static int locate(uintptr_t addr, struct libc_image *img)
 {
     struct st_loaded_object lo;
-    memset(o, 0, sizeof *o);
+    memset(img, 0, sizeof *img);
     if (!st_loaded_object(addr, &lo))
         return 0;
-    o->base = lo.base;
-    o->path = lo.path;
     for (int i = 0; i < lo.phnum; i++) {
         const Elf64_Phdr *ph = &lo.phdr[i];
-        if (ph->p_type == PT_LOAD && ph->p_offset == 0 && ph->p_filesz >= sizeof(Elf64_Ehdr) &&
-            !o->ehdr)
-            o->ehdr = (const Elf64_Ehdr *)(o->base + ph->p_vaddr);
-        if (ph->p_type == PT_GNU_RELRO) {
-            o->relro.start = o->base + ph->p_vaddr;
-            o->relro.end = o->relro.start + ph->p_memsz;
-        }
+        struct range r = {lo.base + ph->p_vaddr, lo.base + ph->p_vaddr + ph->p_memsz};
+        if (ph->p_type == PT_GNU_RELRO)
+            img->relro = r;
+        else if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && img->ncode < MAX_CODE_SEGMENTS)
+            img->code[img->ncode++] = r;
     }
+    return img->relro.start != 0 && img->ncode > 0;
+}
+
+static int is_code(const struct libc_image *img, const void *p)
+{
+    uintptr_t a = (uintptr_t)p;
+    for (int i = 0; i < img->ncode; i++)
+        if (a >= img->code[i].start && a < img->code[i].end)
+            return 1;
+    return 0;
+}
+
+/* The shape of struct _IO_jump_t: two zero words (__dummy, __dummy2), then
+ * function pointers into libc, or NULL where a table leaves a slot out. */
+static int is_table(const struct libc_image *img, void *const *t)
+{
+    if (t[0] || t[1])
+        return 0;
+    for (int j = 2; j < ST_SLOT_COUNT; j++)
+        if (t[j] && !is_code(img, t[j]))
+            return 0;
     return 1;
-}
-
-static uintptr_t page_size(void)
-{
-    return (uintptr_t)getauxval(AT_PAGESZ);
-}
-
-/* Section headers are not mapped at run time, so map them from libc's file
- * (mmap, not read: a read of ours would show in strace beside the
- * program's). The ELF header is mapped already, by the loader; of the file,
- * only the pages holding the section headers and their names are mapped:
- * every page mapped and touched costs a page fault and its teardown. */
-static const char *find_sections(const struct object *lib, struct libc_sections *out)
-{
-    const Elf64_Ehdr *eh = lib->ehdr;
-    if (!eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0 || eh->e_ident[EI_CLASS] != ELFCLASS64 ||
-        eh->e_shentsize != sizeof(Elf64_Shdr) || eh->e_shnum == 0 || eh->e_shstrndx >= eh->e_shnum)
-        return "libc is not a 64-bit ELF file with section headers";
-    int fd = (int)syscall(SYS_openat, AT_FDCWD, lib->path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return "cannot open libc to find its stdio jump tables";
-    /* The names are read only where they lie before the end of the headers. */
-    size_t end = eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr);
-    size_t from = eh->e_shoff & ~(page_size() - 1);
-    unsigned char *map = mmap(NULL, end - from, PROT_READ, MAP_PRIVATE, fd, (off_t)from);
-    const Elf64_Shdr *strs =
-        map == MAP_FAILED ? NULL : (const Elf64_Shdr *)(map + (eh->e_shoff - from)) + eh->e_shstrndx;
-    if (strs && strs->sh_offset < from && strs->sh_offset + strs->sh_size <= end) {
-        /* Names before the headers' first page: map from theirs instead. */
-        size_t names = strs->sh_offset & ~(page_size() - 1);
-        munmap(map, end - from);
-        from = names;
-        map = mmap(NULL, end - from, PROT_READ, MAP_PRIVATE, fd, (off_t)from);
-        strs = map == MAP_FAILED ? NULL
-                                 : (const Elf64_Shdr *)(map + (eh->e_shoff - from)) + eh->e_shstrndx;
-    }
-    syscall(SYS_close, fd);
-    if (!strs)
-        return "cannot map libc's section headers";
-
-    const Elf64_Shdr *sh = (const Elf64_Shdr *)(map + (eh->e_shoff - from));
-    memset(out, 0, sizeof *out);
-    for (unsigned i = 0; i < eh->e_shnum; i++) {
-        if (sh[i].sh_name >= strs->sh_size || strs->sh_offset < from ||
-            strs->sh_offset + strs->sh_size > end)
-            continue;
-        const char *name = (const char *)map + (strs->sh_offset - from) + sh[i].sh_name;
-        struct section *s = strcmp(name, "__libc_IO_vtables") == 0 ? &out->vtables
-                          : strcmp(name, "__libc_atexit") == 0     ? &out->atexit_hook
-                                                                   : NULL;
-        if (s) {
-            s->start = lib->base + sh[i].sh_addr;
-            s->end = s->start + sh[i].sh_size;
-        }
-    }
-    munmap(map, end - from);
-    if (!out->vtables.start)
-        return "libc has no __libc_IO_vtables section";
-    return NULL;
 }
 
 /* The exported names that must sit in _IO_file_jumps at their slots: if the
@@ -127,10 +80,10 @@ static const struct { int slot; const char *name; } expected[] = {
     {ST_SLOT_STAT, "_IO_file_stat"},
 };
 
-static const char *verify_layout(void *const *jumps)
+static const char *verify_layout(const struct libc_image *img, void *const *jumps)
 {
-    if (jumps[0] || jumps[1])
-        return "_IO_file_jumps does not start with the two dummy words of struct _IO_jump_t";
+    if (!is_table(img, jumps))
+        return "_IO_file_jumps does not have the shape of struct _IO_jump_t";
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
         void *want = dlsym(RTLD_DEFAULT, expected[i].name);
         if (!want || jumps[expected[i].slot] != want)
@@ -139,187 +92,255 @@ static const char *verify_layout(void *const *jumps)
     return NULL;
 }
 
-/* libc's tables and atexit hook lie in its RELRO, read-only once it is
- * relocated. Writes there go through /proc/self/mem, which writes past the
- * page protection as it does for a debugger, so the pages never change
- * protection: mprotect splits and merges the mapping and flushes the TLB,
- * and on some hypervisors each call costs tens of microseconds. Where
- * /proc/self/mem is unavailable (no /proc, a kernel that refuses forced
- * writes) the pages are made writable for the time of the writes. */
-struct writer {
-    const struct section *relro;
-    int mem; /* /proc/self/mem, or -1 */
+/* The RELRO as words, and what the patches make of them. */
+struct scan {
+    const struct libc_image *img;
+    void **w;
+    size_t n;
+    const struct st_slot_patch *patches;
+    int np;
 };
 
-static int in_relro(const struct section *s, const struct section *relro)
+/* What word k becomes, or NULL to keep it: an implementation we replace,
+ * at its slot of a table. */
+static void *replacement(const struct scan *s, size_t k)
 {
-    return s->start >= relro->start && s->end <= relro->end;
-}
-
-static int set_writable(const struct section *s, int writable)
-{
-    uintptr_t page = page_size();
-    uintptr_t a = s->start & ~(page - 1);
-    uintptr_t b = (s->end + page - 1) & ~(page - 1);
-    return mprotect((void *)a, b - a, writable ? PROT_READ | PROT_WRITE : PROT_READ);
-}
-
-/* 1 when the n words at `at` now hold vals. */
-static int written_through_mem(struct writer *wr, void **at, void *const *vals, size_t n)
-{
-    if (wr->mem < 0)
-        return 0;
-    long len = (long)(n * sizeof(void *));
-    if (syscall(SYS_pwrite64, wr->mem, vals, len, (off_t)(uintptr_t)at) == len)
-        return 1;
-    syscall(SYS_close, wr->mem);
-    wr->mem = -1;
-    return 0;
-}
-
-/* What entry k of the tables at w becomes, or NULL to keep it. */
-static void *replacement(void *const *w, size_t k, const struct st_slot_patch *patches, int np)
-{
-    for (int i = 0; i < np; i++) {
-        size_t slot = (size_t)patches[i].slot;
-        if (w[k] != *patches[i].orig || k < slot)
+    for (int i = 0; i < s->np; i++) {
+        size_t slot = (size_t)s->patches[i].slot;
+        if (s->w[k] != *s->patches[i].orig || k < slot || k - slot + ST_SLOT_COUNT > s->n)
             continue;
-        /* A table starts with two zero words; anything else is not a
-         * table entry at this slot. */
-        return w[k - slot] == NULL && w[k - slot + 1] == NULL ? patches[i].repl : NULL;
+        return is_table(s->img, s->w + (k - slot)) ? s->patches[i].repl : NULL;
     }
     return NULL;
 }
 
-static void patch_in_place(void **w, size_t n, const struct st_slot_patch *patches, int np)
+/* The table at `table` will have its read slot replaced: proof the scan
+ * sees it. */
+static int covers(const struct scan *s, void *const *table)
 {
-    for (size_t k = 0; k < n; k++) {
-        void *r = replacement(w, k, patches, np);
-        if (r)
-            w[k] = r;
-    }
+    uintptr_t at = (uintptr_t)(table + ST_SLOT_READ);
+    if (at < (uintptr_t)s->w || at >= (uintptr_t)(s->w + s->n))
+        return 0;
+    return replacement(s, (size_t)((void **)at - s->w)) != NULL;
 }
 
-/* glibc's tables take about 3.4 KiB; larger ones are patched in place. */
-#define MAX_TABLE_WORDS 1024
+/* The entries to replace, found before any is written: a replaced entry
+ * no longer points into libc, so its table would fail is_table after. */
+#define MAX_ENTRIES 512
+struct entries {
+    size_t n;
+    size_t at[MAX_ENTRIES];
+    void *value[MAX_ENTRIES];
+};
 
-/* One write from the first replaced entry to the last; the entries between
- * are written back as they are (nothing else writes these read-only pages). */
-static int patched_through_mem(struct writer *wr, void **w, size_t n,
-                               const struct st_slot_patch *patches, int np)
+static int find_entries(const struct scan *s, struct entries *e)
 {
-    void *copy[MAX_TABLE_WORDS];
-    if (n > MAX_TABLE_WORDS)
-        return 0;
-    size_t lo = n, hi = 0;
-    for (size_t k = 0; k < n; k++) {
-        void *r = replacement(w, k, patches, np);
-        copy[k] = r ? r : w[k];
-        if (r) {
-            lo = lo < k ? lo : k;
-            hi = k + 1;
-        }
+    e->n = 0;
+    for (size_t k = 0; k < s->n; k++) {
+        void *r = replacement(s, k);
+        if (!r)
+            continue;
+        if (e->n == MAX_ENTRIES)
+            return 0;
+        e->at[e->n] = k;
+        e->value[e->n++] = r;
     }
-    return lo >= hi || written_through_mem(wr, w + lo, copy + lo, hi - lo);
+    return e->n > 0;
 }
 
-/* 0, or -1 when the tables could not be made writable (nothing patched). */
-static int patch_tables(struct writer *wr, const struct section *vt,
-                        const struct st_slot_patch *patches, int np)
+/* The entries span at most this many words (glibc's tables take under
+ * 3.5 KiB); a wider span is written with mprotect. */
+#define MAX_SPAN_WORDS 1024
+
+/* Writes through /proc/self/mem, which writes past the page protection as
+ * it does for a debugger, so the pages never change protection: mprotect
+ * splits and merges the mapping and flushes the TLB, and on some
+ * hypervisors each call costs tens of microseconds. One write from the
+ * first entry to the last; the words between are written back as they are
+ * (nothing else writes these read-only pages). The kernel copies such a
+ * write byte-wise: with other threads running, one could read a pointer
+ * half written, so it is used only while the process has one thread. */
+static int written_through_mem(void **w, const struct entries *e)
 {
-    void **w = (void **)vt->start;
-    size_t n = (vt->end - vt->start) / sizeof(void *);
-    /* Outside RELRO the pages are writable already: leave them be. */
-    if (!in_relro(vt, wr->relro)) {
-        patch_in_place(w, n, patches, np);
+    size_t lo = e->at[0], hi = e->at[e->n - 1] + 1;
+    void *copy[MAX_SPAN_WORDS];
+    if (hi - lo > MAX_SPAN_WORDS || !__libc_single_threaded)
         return 0;
-    }
-    if (patched_through_mem(wr, w, n, patches, np))
+    memcpy(copy, w + lo, (hi - lo) * sizeof(void *));
+    for (size_t i = 0; i < e->n; i++)
+        copy[e->at[i] - lo] = e->value[i];
+    int mem = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/mem", O_RDWR | O_CLOEXEC);
+    if (mem < 0)
         return 0;
-    if (set_writable(vt, 1) != 0)
+    long len = (long)((hi - lo) * sizeof(void *));
+    int ok = syscall(SYS_pwrite64, mem, copy, len, (off_t)(uintptr_t)(w + lo)) == len;
+    syscall(SYS_close, mem);
+    return ok;
+}
+
+static int set_writable(void **from, void **to, int writable)
+{
+    uintptr_t page = (uintptr_t)getauxval(AT_PAGESZ);
+    uintptr_t a = (uintptr_t)from & ~(page - 1);
+    uintptr_t b = ((uintptr_t)to + page - 1) & ~(page - 1);
+    return mprotect((void *)a, b - a, writable ? PROT_READ | PROT_WRITE : PROT_READ);
+}
+
+/* 0, or -1 when the tables could not be made writable (nothing patched).
+ * Where /proc/self/mem is unavailable (no /proc, a kernel that refuses
+ * forced writes, other threads) the pages are writable for the time of
+ * the stores, each of which writes a whole word at once. */
+static int patch(void **w, const struct entries *e)
+{
+    if (written_through_mem(w, e))
+        return 0;
+    void **lo = w + e->at[0], **hi = w + e->at[e->n - 1] + 1;
+    if (set_writable(lo, hi, 1) != 0)
         return -1;
-    patch_in_place(w, n, patches, np);
-    set_writable(vt, 0);
+    for (size_t i = 0; i < e->n; i++)
+        w[e->at[i]] = e->value[i];
+    set_writable(lo, hi, 0);
     return 0;
 }
 
-/* The last entry of glibc's exit-time hooks, when it can be chained. */
-static void **cleanup_entry(const struct section *ah, void (*after_cleanup)(void))
+const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n)
 {
-    if (!ah->start || ah->end - ah->start < sizeof(void *) || !after_cleanup)
-        return NULL;
-    /* glibc runs these in order after every atexit handler and destructor:
-     * chaining behind the last one makes our report the very last thing. */
-    void **last = (void **)(ah->end - sizeof(void *));
-    struct st_loaded_object owner;
-    return *last && st_loaded_object((uintptr_t)*last, &owner) ? last : NULL;
-}
-
-/* 0 when value could not be written (the page could not be made writable). */
-static int word_written(struct writer *wr, const struct section *s, void **at, void *value)
-{
-    if (!in_relro(s, wr->relro)) {
-        *at = value;
-        return 1;
-    }
-    if (written_through_mem(wr, at, &value, 1))
-        return 1;
-    if (set_writable(s, 1) != 0)
-        return 0;
-    *at = value;
-    set_writable(s, 0);
-    return 1;
-}
-
-static void hook_cleanup(struct writer *wr, const struct section *ah,
-                         void (*after_cleanup)(void), int *hooked)
-{
-    void **last = cleanup_entry(ah, after_cleanup);
-    if (!last)
-        return;
-    /* Read only once hooked; in place before the hook can run. */
-    st_stdio_orig_cleanup = (void (*)(void))*last;
-    *hooked = word_written(wr, ah, last, (void *)after_cleanup);
-}
-
-const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n,
-                                  void (*after_cleanup)(void), int *cleanup_hooked)
-{
-    *cleanup_hooked = 0;
     void **jumps = dlsym(RTLD_DEFAULT, "_IO_file_jumps");
     if (!jumps)
         return "this C library is not glibc (no _IO_file_jumps)";
-    struct object lib;
-    if (!locate((uintptr_t)jumps, &lib) || !lib.path)
-        return "cannot locate the library that holds _IO_file_jumps";
-
-    struct libc_sections sec;
-    const char *why = find_sections(&lib, &sec);
+    struct libc_image img;
+    if (!locate((uintptr_t)jumps, &img))
+        return "cannot find the RELRO and code of the library that holds _IO_file_jumps";
+    if ((uintptr_t)jumps < img.relro.start ||
+        (uintptr_t)(jumps + ST_SLOT_COUNT) > img.relro.end)
+        return "_IO_file_jumps is not in libc's read-only-after-relocation data";
+    const char *why = verify_layout(&img, jumps);
     if (why)
         return why;
-    if ((uintptr_t)jumps < sec.vtables.start || (uintptr_t)jumps >= sec.vtables.end)
-        return "_IO_file_jumps is not inside __libc_IO_vtables";
-    if ((why = verify_layout(jumps)) != NULL)
-        return why;
-
     for (int i = 0; i < n; i++) {
         void *impl = patches[i].name ? dlsym(RTLD_DEFAULT, patches[i].name) : jumps[patches[i].slot];
         if (!impl)
             return "a stdio implementation seektrace hooks is missing from libc";
         *patches[i].orig = impl;
     }
-    /* The kernel copies a /proc/self/mem write byte-wise, as it likes: with
-     * other threads already running (start-up from another library's
-     * thread), one could read a pointer half written. mprotect and a plain
-     * store write each word at once. */
-    struct writer wr = {&lib.relro, -1};
-    if (in_relro(&sec.vtables, &lib.relro) && __libc_single_threaded)
-        wr.mem = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/mem", O_RDWR | O_CLOEXEC);
-    if (patch_tables(&wr, &sec.vtables, patches, n) != 0)
-        why = "cannot make glibc's stdio jump tables writable (mprotect refused)";
-    else
-        hook_cleanup(&wr, &sec.atexit_hook, after_cleanup, cleanup_hooked);
-    if (wr.mem >= 0)
-        syscall(SYS_close, wr.mem);
-    return why;
+
+    uintptr_t first = (img.relro.start + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1);
+    struct scan s = {&img, (void **)first, (img.relro.end - first) / sizeof(void *), patches, n};
+    void **wide = dlsym(RTLD_DEFAULT, "_IO_wfile_jumps");
+    if (!covers(&s, jumps) || (wide && !covers(&s, wide)))
+        return "glibc's stdio jump tables are not where their values say";
+    static struct entries e; /* 8 KiB, used once, under init's guard */
+    if (!find_entries(&s, &e))
+        return "too many stdio jump table entries to patch";
+    if (patch(s.w, &e) != 0)
+        return "cannot make glibc's stdio jump tables writable (mprotect refused)";
+    return NULL;
+}
+
+/* ---- The streams around glibc's exit-time cleanup ----
+ *
+ * _IO_cleanup walks the list of streams twice, from the head (the newest)
+ * to the tail (stdin, the oldest): first flushing pending output, then
+ * unbuffering every stream that was used, which syncs unread input back to
+ * the kernel (an lseek). Both walks are the same on glibc 2.28 to 2.43.
+ * Our head stream holds a byte of output, so the first walk's first write
+ * is ours: begin(). Our tail stream holds a byte of unread input and no
+ * file descriptor, so only the second walk's sync reaches it, last: its
+ * seek is end(). Cookie streams run our functions through glibc's own
+ * cookie table, which we do not patch, on every glibc and capture mode. */
+
+/* Exported by every glibc since 2.2.5, looked up when needed so that the
+ * library still loads beside another C library. */
+struct list_api {
+    FILE **list_all;
+    void (*lock)(void), (*unlock)(void);
+    void (*un_link)(FILE *);
+    void (*link_in)(FILE *);
+};
+
+static void (*exit_begins)(void), (*exit_ends)(void);
+static char head_buf[8], tail_buf[8];
+
+static ssize_t head_write(void *cookie, const char *buf, size_t n)
+{
+    void (*f)(void) = exit_begins;
+    exit_begins = NULL;
+    if (f)
+        f();
+    return (ssize_t)n;
+}
+
+static ssize_t tail_read(void *cookie, char *buf, size_t n)
+{
+    memset(buf, 0, n < 2 ? n : 2);
+    return n < 2 ? (ssize_t)n : 2;
+}
+
+static int tail_seek(void *cookie, off64_t *pos, int whence)
+{
+    void (*f)(void) = exit_ends;
+    exit_ends = NULL;
+    *pos = 0;
+    if (f)
+        f();
+    return 0;
+}
+
+static int find_list_api(struct list_api *api)
+{
+    api->list_all = dlsym(RTLD_DEFAULT, "_IO_list_all");
+    api->lock = (void (*)(void))dlsym(RTLD_DEFAULT, "_IO_list_lock");
+    api->unlock = (void (*)(void))dlsym(RTLD_DEFAULT, "_IO_list_unlock");
+    api->un_link = (void (*)(FILE *))dlsym(RTLD_DEFAULT, "_IO_un_link");
+    api->link_in = (void (*)(FILE *))dlsym(RTLD_DEFAULT, "_IO_link_in");
+    return api->list_all && api->lock && api->unlock && api->un_link && api->link_in;
+}
+
+/* glibc's flag for a stream on its list (libio.h). */
+#define ST_IO_LINKED 0x80
+
+/* fopencookie put fp at the head; it goes behind the last stream. */
+static void move_to_tail(const struct list_api *api, FILE *fp)
+{
+    api->lock();
+    api->un_link(fp);
+    FILE *last = *api->list_all;
+    if (!last) {
+        api->link_in(fp);
+    } else {
+        while (last->_chain)
+            last = last->_chain;
+        fp->_chain = NULL;
+        fp->_flags |= ST_IO_LINKED;
+        last->_chain = fp;
+    }
+    api->unlock();
+}
+
+int st_stdio_exit_arm(void (*begin)(void), void (*end)(void))
+{
+    struct list_api api;
+    if (!find_list_api(&api))
+        return 0;
+    FILE *tail = fopencookie(NULL, "r", (cookie_io_functions_t){.read = tail_read,
+                                                                .seek = tail_seek});
+    if (!tail)
+        return 0;
+    FILE *head = fopencookie(NULL, "w", (cookie_io_functions_t){.write = head_write});
+    if (!head) {
+        fclose(tail);
+        return 0;
+    }
+    /* Our own small buffers: nothing allocated but the two FILEs, which
+     * stay until the process ends. */
+    setvbuf(tail, tail_buf, _IOFBF, sizeof tail_buf);
+    setvbuf(head, head_buf, _IOFBF, sizeof head_buf);
+    exit_begins = begin;
+    exit_ends = end;
+    if (fgetc(tail) == EOF || fputc('\n', head) == EOF) {
+        exit_begins = exit_ends = NULL;
+        return 0;
+    }
+    move_to_tail(&api, tail);
+    return 1;
 }

@@ -1,16 +1,24 @@
 /* stdio_hook.h — seeing the syscalls glibc's stdio makes for itself.
  *
  * glibc's stdio reaches the kernel through per-stream jump tables (struct
- * _IO_jump_t) kept in libc's __libc_IO_vtables section, never through the
- * PLT. glibc validates only that a stream's table pointer lies inside that
- * section, not what the table holds, so replacing entries in place is
- * invisible to it. We replace the entries equal to the plain file
- * implementation (the values in the exported _IO_file_jumps) in every table,
- * which covers ordinary, wide, popen and stdin/stdout/stderr streams alike.
+ * _IO_jump_t), never through the PLT. The tables lie in libc's data that
+ * is read-only once relocated (RELRO): up to glibc 2.37 in a section of
+ * their own, from 2.38 in one array. glibc validates only that a stream's
+ * table pointer lies in that range, not what the table holds, so replacing
+ * entries in place is invisible to it. We find the tables by their values,
+ * with no section name or private symbol: every RELRO word equal to an
+ * exported _IO_file_* implementation that sits at its slot in a run of
+ * words shaped like a table (two zero words, then code addresses of libc)
+ * is an entry we replace. That covers ordinary, wide, mmap, popen, cookie
+ * and stdin/stdout/stderr streams alike, on every glibc from 2.28 to now.
  *
- * The same mechanism moves the final report behind glibc's own exit-time
- * stdio cleanup (the __libc_atexit hook), so syscalls glibc makes there
- * (the lseek that syncs a read stream's unread data) are counted too.
+ * The report goes behind glibc's exit-time stdio cleanup (_IO_cleanup, the
+ * last thing exit does before _exit), so the syscalls glibc makes there (the
+ * lseek that syncs a read stream's unread data) are counted too. Nothing
+ * runs after _IO_cleanup that we could hook on every glibc, so we place two
+ * streams of our own, made with fopencookie, around the program's in the
+ * list glibc walks: one at the head, whose pending byte glibc flushes
+ * first, and one at the tail, whose unread byte glibc syncs last.
  *
  * All of this is glibc-internal and verified before use; when verification
  * fails, nothing is patched and st_stdio_hook_install says why. */
@@ -45,13 +53,15 @@ struct st_slot_patch {
     void *repl;
 };
 
-/* Applies the patches and chains after_cleanup behind glibc's exit-time
- * stdio cleanup (*cleanup_hooked says whether that worked). Returns NULL on
- * success, else a one-line reason (then nothing is patched). */
-const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n,
-                                  void (*after_cleanup)(void), int *cleanup_hooked);
+/* Applies the patches. Returns NULL on success, else a one-line reason
+ * (then nothing is patched). */
+const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n);
 
-/* The cleanup function glibc had registered; after_cleanup calls it first. */
-extern void (*st_stdio_orig_cleanup)(void);
+/* Places the two streams around the program's, for an exit under way:
+ * begin() runs when glibc's exit-time cleanup flushes its first stream,
+ * end() when it has synced its last. Returns 0 when they could not be
+ * placed (not glibc, no memory): the caller reports now instead. Called
+ * from our destructor, which exit runs before that cleanup. */
+int st_stdio_exit_arm(void (*begin)(void), void (*end)(void));
 
 #endif

@@ -113,6 +113,7 @@ static struct {
     int argc;
     const char *const *argv;
     const char *inferred;
+    const char *libc_version;
     int finished;
 } g;
 
@@ -289,9 +290,10 @@ void st_trace_set_argv(int argc, const char *const *argv)
     g.argc = argc;
 }
 
-void st_trace_set_capture(const char *reason_if_inferred)
+void st_trace_set_capture(const char *reason_if_inferred, const char *libc_version)
 {
     g.inferred = reason_if_inferred;
+    g.libc_version = libc_version;
 }
 
 void st_trace_restart(void)
@@ -387,6 +389,9 @@ static size_t build_info(void)
     p = info_record(p, ST_TRACE_INFO_CAPTURE, capture, strlen(capture));
     if (g.inferred)
         p = info_record(p, ST_TRACE_INFO_CAPTURE_REASON, g.inferred, bounded_len(g.inferred, 512));
+    if (g.libc_version)
+        p = info_record(p, ST_TRACE_INFO_LIBC_VERSION, g.libc_version,
+                        bounded_len(g.libc_version, 64));
     struct utsname u;
     if (syscall(SYS_uname, &u) == 0)
         p = info_record(p, ST_TRACE_INFO_HOST, u.nodename, bounded_len(u.nodename, sizeof u.nodename));

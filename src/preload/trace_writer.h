@@ -53,7 +53,7 @@ void st_trace_init(void);
 /* The command line (a copy the caller keeps alive), for the trace header. */
 void st_trace_set_argv(int argc, const char *const *argv);
 /* "inferred" capture, with its reason, for the trace header. */
-void st_trace_set_capture(const char *reason_if_inferred);
+void st_trace_set_capture(const char *reason_if_inferred, const char *libc_version);
 /* The process is ending and r is its final report: write the footer and
  * mark the trace finished. Later events are not recorded. */
 void st_trace_finish(const struct st_report *r);

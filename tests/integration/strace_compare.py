@@ -27,6 +27,12 @@ counted: every read syscall of the workload's process on those files must be
 charged to NAME (found by walking the stack). stdout, stderr and exit
 status must be those of the plain run: the library prints nothing else.
 
+--glibc DIR runs COMMAND under another glibc, extracted to DIR by
+tests/glibc/fetch.sh, through that glibc's own loader (DIR/ld-linux-x86-64.so.2
+--library-path DIR COMMAND ...), in both runs; the programs COMMAND starts run
+under the machine's glibc, preloaded as usual. The report of the command
+itself must then name that glibc's version.
+
 Exit status: 0 all agree, 1 a mismatch or a broken run, 77 no strace (skipped).
 """
 import argparse
@@ -67,6 +73,8 @@ def parse_args():
     parser.add_argument("--keep", action="store_true", help="keep the temporary directory")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                         help="extra setting for the instrumented run (e.g. SEEKTRACE_CAPTURE=inferred)")
+    parser.add_argument("--glibc", metavar="DIR",
+                        help="run the command under the glibc extracted to DIR (tests/glibc/fetch.sh)")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- COMMAND ARG...")
     args = parser.parse_args()
     if args.command[:1] == ["--"]:
@@ -159,13 +167,29 @@ def rows_for(args, paths, data_paths, reports, root_pid, strace_counts, tally):
     return rows
 
 
+def glibc_loader(glibc_dir):
+    """The words that run a program under the glibc in glibc_dir, or none."""
+    if not glibc_dir:
+        return []
+    loader = os.path.join(glibc_dir, "ld-linux-x86-64.so.2")
+    if not os.path.exists(loader):
+        raise RunError(f"no glibc in {glibc_dir}: run tests/glibc/fetch.sh first")
+    return [loader, "--library-path", glibc_dir]
+
+
+def glibc_version(glibc_dir):
+    """The version of the glibc extracted to glibc_dir, as gnu_get_libc_version says it."""
+    with open(os.path.join(glibc_dir, ".version"), encoding="utf-8") as f:
+        return f.read().strip().split("-")[0]
+
+
 def run_test(args, lib, tmp):
     data_dir, run_dir = os.path.join(tmp, "data"), os.path.join(tmp, "run")
     os.mkdir(data_dir)
     os.mkdir(run_dir)
     names = data_files.needed(args.command + [args.stdin or ""])
     data_paths = {os.path.join(data_dir, name) for name in names}
-    argv = [data_files.expand(arg, data_dir) for arg in args.command]
+    argv = glibc_loader(args.glibc) + [data_files.expand(arg, data_dir) for arg in args.command]
 
     def prepare():
         """Recreate the data files (a run may write to them); the bytes for stdin."""
@@ -195,6 +219,10 @@ def run_test(args, lib, tmp):
     reports = seektrace_reports.load(run_dir, capture)
     paths = checked_paths(data_paths, strace_counts, seektrace_reports.per_path(reports), args.pipes)
     rows = rows_for(args, paths, data_paths, reports, root_pid, strace_counts, tally)
+    if args.glibc:
+        root = seektrace_reports.of_process(reports, root_pid)
+        rows.append((f"pid {root_pid} (the workload)", "libc_version", root.get("libc_version"),
+                     "the glibc under test", glibc_version(args.glibc)))
 
     width = max(len(row[0]) for row in rows)
     for where, figure, mine, reference, theirs in rows:

@@ -121,9 +121,16 @@ def compare(predicted, measured):
     return diffs
 
 
+def glibc_loader(glibc_dir):
+    """The words that run a program under the glibc in glibc_dir, or none."""
+    if not glibc_dir:
+        return []
+    return [os.path.join(glibc_dir, "ld-linux-x86-64.so.2"), "--library-path", glibc_dir]
+
+
 def run_workload(args, d, workload, buffer, log, trace=None):
-    cmd = [args.workload, workload, os.path.join(d, WORKLOADS[workload]),
-           buffer, log]
+    cmd = glibc_loader(args.glibc) + [args.workload, workload,
+                                      os.path.join(d, WORKLOADS[workload]), buffer, log]
     if trace:
         cmd = ["strace", "-o", trace, "-y", "-e", "trace=" + TRACED] + cmd
     subprocess.run(cmd, check=True)
@@ -175,6 +182,8 @@ def main():
     ap.add_argument("--buffers", nargs="*", default=BUFFERS,
                     help="buffer sizes, 'default' or 'none' (default: all)")
     ap.add_argument("--keep", action="store_true", help="keep the scratch dir")
+    ap.add_argument("--glibc", metavar="DIR",
+                    help="run the workloads under the glibc extracted to DIR (tests/glibc/fetch.sh)")
     args = ap.parse_args()
     if not strace_works():
         print("strace cannot trace here: skipped")
