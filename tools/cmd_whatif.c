@@ -254,6 +254,7 @@ static void print_text(const struct opts *o, const struct whatif *w)
 {
     out_printf("what-if of: %s (%zu process%s)\n", w->command ? w->command : "?", w->processes,
                w->processes == 1 ? "" : "es");
+    out_printf("stdio model: %s rules\n", w->stdio_rules);
     char r[32], l[32], f[32];
     out_printf("time model: read %s, lseek %s, fstat %s per syscall, %.3g ns per byte; %s\n\n",
                fmt_time(r, sizeof r, o->cost.read_ns), fmt_time(l, sizeof l, o->cost.lseek_ns),
@@ -330,6 +331,8 @@ static void print_json(const struct opts *o, const struct whatif *w)
     FILE *out = stdout;
     fputs("{\"schema\":\"seektrace.whatif/1\",\"command\":", out);
     json_str(out, w->command ? w->command : "");
+    fputs(",\"stdio_rules\":", out);
+    json_str(out, w->stdio_rules);
     fprintf(out, ",\"processes\":%zu,\"cost_model\":{\"read_ns\":%.6g,\"lseek_ns\":%.6g,"
                  "\"fstat_ns\":%.6g,\"byte_ns\":%.6g,\"source\":",
             w->processes, o->cost.read_ns, o->cost.lseek_ns, o->cost.fstat_ns, o->cost.byte_ns);

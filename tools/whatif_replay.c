@@ -265,12 +265,12 @@ static struct st_model_config recorded_config(const struct stream *s,
     return c;
 }
 
-static int prepare(struct stream *s, const struct whatif *w)
+static int prepare(struct stream *s, const struct whatif *w, unsigned glibc)
 {
     s->skip = why_not(s);
     if (s->skip)
         return 0;
-    struct st_model_config base = {0};
+    struct st_model_config base = {.glibc = glibc};
     /* Pseudo files (/proc) say 0 bytes and yield more: sized by what was
      * read. A regular file that grows while it is read keeps the size its
      * fstat saw (whatif.workload_eof). */
@@ -518,6 +518,18 @@ static int pass(struct whatif *w, const char *path, struct trace_objects *o, int
     return rc < 0 ? -1 : 0;
 }
 
+/* Traces from before libc_version was recorded replay with 2.28's rules,
+ * those of every glibc up to 2.41. */
+static void note_rules(struct whatif *w, unsigned glibc)
+{
+    char name[16];
+    snprintf(name, sizeof name, "glibc %s", st_model_rules_name(glibc));
+    if (strstr(w->stdio_rules, name))
+        return;
+    size_t have = strlen(w->stdio_rules);
+    snprintf(w->stdio_rules + have, sizeof w->stdio_rules - have, "%s%s", have ? ", " : "", name);
+}
+
 int whatif_add_trace(struct whatif *w, const char *path, const char *glob,
                      char err[ST_TRACE_ERROR_MAX])
 {
@@ -526,10 +538,12 @@ int whatif_add_trace(struct whatif *w, const char *path, const char *glob,
     if (!r)
         return -1;
     long pid = st_trace_info(r)->pid;
+    unsigned glibc = st_model_glibc(st_trace_info(r)->libc_version);
     st_trace_close(r);
+    note_rules(w, glibc);
     int rc = pass(w, path, &o, 0, err);
     for (uint32_t id = 0; rc == 0 && id < o.n; id++)
-        if (o.streams[id] && o.streams[id]->has_ops && prepare(o.streams[id], w) != 0) {
+        if (o.streams[id] && o.streams[id]->has_ops && prepare(o.streams[id], w, glibc) != 0) {
             oom(err, path);
             rc = -1;
         }

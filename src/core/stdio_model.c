@@ -1,4 +1,4 @@
-/* stdio_model.c — glibc 2.36 stdio read-stream rules, replayed on a simulated FILE.
+/* stdio_model.c — glibc's stdio read-stream rules, replayed on a simulated FILE.
  *
  * Each function follows one libio function, named in its comment, as far as
  * that function touches the kernel or the state that decides later kernel
@@ -38,6 +38,36 @@ static int64_t sys_lseek(struct st_model *m, int64_t offset, int whence)
         return -1; /* EINVAL, and the offset stays */
     m->kernel_pos = target;
     return target;
+}
+
+/* ---- Which glibc. ---- */
+
+#define GLIBC_2_42 242
+
+unsigned st_model_glibc(const char *version)
+{
+    unsigned major = 0, minor = 0;
+    const char *p = version;
+    if (!p)
+        return 0;
+    while (*p >= '0' && *p <= '9' && major < 100)
+        major = major * 10 + (unsigned)(*p++ - '0');
+    if (major != 2 || *p++ != '.' || *p < '0' || *p > '9')
+        return 0;
+    while (*p >= '0' && *p <= '9' && minor < 100)
+        minor = minor * 10 + (unsigned)(*p++ - '0');
+    return minor < 100 ? 200 + minor : 0;
+}
+
+const char *st_model_rules_name(unsigned glibc)
+{
+    return glibc >= GLIBC_2_42 ? "2.42+" : "2.28-2.41";
+}
+
+/* glibc 2.42's fixes of bugs 5994, 12724 and 32369 (stdio_model.h). */
+static bool syncs_input(const struct st_model *m)
+{
+    return m->cfg.glibc >= GLIBC_2_42;
 }
 
 /* ---- The FILE side. ---- */
@@ -424,6 +454,12 @@ static int64_t do_fflush(struct st_model *m)
 {
     uint64_t n = unread(m);
 
+    /* From 2.42 a backup area's bytes go back too, with the main get
+     * area's, which reading then refills. */
+    if (syncs_input(m) && m->in_backup) {
+        n += m->read_end - m->read_base;
+        switch_to_main(m);
+    }
     if (n > 0) {
         if (sys_lseek(m, -(int64_t)n, SEEK_CUR) < 0)
             return -1;
@@ -442,9 +478,29 @@ static int64_t do_fflush(struct st_model *m)
  * backup area is freed before that (glibc 2.36 stable branch, BZ #27821). */
 static void do_exit(struct st_model *m)
 {
+    /* From 2.42 _IO_flush_all syncs input streams first (bug 32369). */
+    if (syncs_input(m) && unread(m) > 0)
+        do_fflush(m);
     free_backup(m);
     if (m->cfg.buffering != ST_M_BUF_NONE && m->oriented)
         do_fflush(m);
+    m->is_open = false;
+}
+
+/* _IO_new_file_close_it: up to 2.41 it syncs only writers. From 2.42 an
+ * input stream that holds unread bytes (or is in its backup area) puts the
+ * descriptor's offset where the program stopped reading: _IO_SEEKOFF's
+ * do_ftell (an lseek while _offset is unknown), less the parked main get
+ * area when in the backup, then an lseek to it (bug 12724). */
+static void do_close(struct st_model *m)
+{
+    if (syncs_input(m) && (m->in_backup || m->read_end > m->read_ptr)) {
+        int64_t pos = m->offset != ST_M_POS_BAD ? m->offset : sys_lseek(m, 0, SEEK_CUR);
+        pos -= (int64_t)unread(m);
+        if (m->in_backup)
+            pos -= (int64_t)(m->read_end - m->read_base);
+        sys_lseek(m, pos, SEEK_SET);
+    }
     m->is_open = false;
 }
 
@@ -506,7 +562,7 @@ int64_t st_model_step(struct st_model *m, const struct st_model_op *op)
         m->eof_seen = false;
         return 0;
     case ST_M_CLOSE:
-        m->is_open = false; /* _IO_new_file_close_it syncs only writers */
+        do_close(m);
         return 0;
     case ST_M_EXIT:
         do_exit(m);

@@ -1,4 +1,4 @@
-/* stdio_model.h — what glibc 2.36 stdio would ask of the kernel for a read stream.
+/* stdio_model.h — what glibc's stdio would ask of the kernel for a read stream.
  *
  * Replays a recorded sequence of stdio calls on one read-only stream ("r" mode,
  * byte oriented, not "rm") against a simulated FILE and a simulated regular file
@@ -6,9 +6,14 @@
  * bytes glibc would make at a chosen buffer size. `seektrace whatif` uses it to
  * answer "what would this program have cost with a 4 KiB / 1 MiB buffer".
  *
- * The rules are those of glibc 2.36's libio (fileops.c, genops.c): each
- * function in stdio_model.c names the glibc function it follows. Validated
- * against strace by tests/model/validate.py.
+ * The rules are those of glibc's libio (fileops.c, genops.c): each function
+ * in stdio_model.c names the glibc function it follows. They are 2.36's, the
+ * same from 2.28 to 2.41; glibc 2.42 changed three, chosen by cfg.glibc:
+ * fflush gives back what a backup area (ungetc) holds and the main get
+ * area's unread bytes (bug 5994), fclose syncs an input stream that still
+ * holds unread bytes (bug 12724), and exit's flush syncs input streams
+ * (bug 32369). Validated against strace under Debian 12's, 13's and sid's
+ * glibc by tests/model/validate.py.
  *
  * Not modelled: the write side ("r+", "w", "a" streams), wide streams,
  * mmap'ed "rm" streams, stdio's internal readers (fscanf, getw, ...), files
@@ -76,7 +81,16 @@ struct st_model_config {
     bool size_is_lower_bound;
     uint64_t bufsize; /* ignored for ST_M_BUF_NONE */
     enum st_model_buffering buffering;
+    unsigned glibc;   /* whose rules: st_model_glibc("2.43"); 0 is 2.36's */
 };
+
+/* The glibc rules to replay with, from a version string ("2.43", as
+ * gnu_get_libc_version gives it): 243. 0 (2.36's rules) for NULL or a
+ * string that is not a glibc 2.x version. */
+unsigned st_model_glibc(const char *version);
+
+/* The glibc versions whose rules cfg.glibc selects: "2.42+" or "2.28-2.41". */
+const char *st_model_rules_name(unsigned glibc);
 
 struct st_model_cost {
     uint64_t read_syscalls;

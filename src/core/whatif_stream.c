@@ -71,7 +71,8 @@ void st_whatif_stream_op(struct st_whatif_stream *w, uint64_t buffer_size, unsig
         w->on = flag && x >= 0;
         if (w->on) {
             struct st_model_config cfg = {
-                .file_size = UNKNOWN_SIZE, .bufsize = ST_WHATIF_BUFFER, .buffering = ST_M_BUF_USER
+                .file_size = UNKNOWN_SIZE, .bufsize = ST_WHATIF_BUFFER,
+                .buffering = ST_M_BUF_USER, .glibc = w->glibc
             };
             st_model_init(&w->model, &cfg);
         }

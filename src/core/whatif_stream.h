@@ -28,6 +28,7 @@
 struct st_whatif_stream {
     struct st_model model;
     int on;
+    unsigned glibc; /* whose rules (st_model_glibc), set before OPEN */
 };
 
 /* A recorded stream operation (trace_format.h's ST_OP_*, with the fields

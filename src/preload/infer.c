@@ -3,6 +3,7 @@
 #include "infer.h"
 
 #include "record.h"
+#include "stdio_hook.h"
 #include "streams.h"
 #include "sync.h"
 #include "thread_state.h"
@@ -16,7 +17,11 @@ struct snapshot {
     struct st_stream *s;
     char *base, *ptr, *end;
     off64_t offset; /* glibc's idea of the fd offset, -1 if it has none */
+    int in_backup;  /* in ungetc's backup area */
 };
+
+/* glibc's flag for a stream reading from its backup area (libio.h). */
+#define ST_IO_IN_BACKUP 0x100
 
 static __thread struct snapshot snap __attribute__((tls_model("initial-exec")));
 
@@ -28,6 +33,21 @@ void st_infer_begin(struct st_stream *s, FILE *fp)
     snap.ptr = fp->_IO_read_ptr;
     snap.end = fp->_IO_read_end;
     snap.offset = fp->_offset;
+    snap.in_backup = (fp->_flags & ST_IO_IN_BACKUP) != 0;
+}
+
+/* From glibc 2.42, fclose puts the offset of an input stream that holds
+ * unread bytes where the program stopped reading: an lseek, after one more
+ * to learn the offset when glibc does not know it (stdio_model.c,
+ * do_close). fp is gone by now: only the snapshot is read. */
+static void infer_fclose(const struct snapshot *b, struct st_tally *c)
+{
+    if (st_glibc_rules < 242 || (!b->in_backup && b->ptr >= b->end))
+        return;
+    for (int n = b->offset == -1 ? 2 : 1; n > 0; n--) {
+        st_record_lseek(c, ST_CALL_FCLOSE);
+        st_trace_lseek(c, ST_CALL_FCLOSE, -1);
+    }
 }
 
 static int is_seek(enum st_call c)
@@ -53,6 +73,10 @@ void st_infer_end(void)
     struct st_tally *c = st_stream_counts(s);
     if (!c)
         return;
+    if (call == ST_CALL_FCLOSE) {
+        infer_fclose(b, c);
+        return;
+    }
 
     /* glibc resyncs the fd offset on every fseek, and ftell asks the kernel
      * only when it does not know the offset itself. */

@@ -18,6 +18,7 @@
 #include "real.h"
 #include "registry_lock.h"
 #include "sites.h"
+#include "stdio_model.h"
 #include "staleness.h"
 #include "stdio_hook.h"
 #include "stdio_slots.h"
@@ -89,7 +90,9 @@ static void initialise(void)
         if (why != forced_reason)
             st_warn("stdio syscalls will not be seen (%s); capture: inferred", why);
     }
-    st_report_set_capture(why, libc_version());
+    const char *version = libc_version();
+    st_glibc_rules = st_model_glibc(version);
+    st_report_set_capture(why, version);
     pthread_atfork(before_fork, after_fork_parent, st_lifecycle_child);
     st_lifecycle_init(); /* fork/exec/signal handling, after the settings */
     st_self.own_io--;

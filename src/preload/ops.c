@@ -8,6 +8,7 @@
 #include "fdtable.h"
 #include "infer.h"
 #include "ledger.h"
+#include "stdio_hook.h"
 #include "streams.h"
 #include "thread_state.h"
 #include "trace_writer.h"
@@ -18,6 +19,8 @@ static void emit(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t
 {
     if (!s)
         return;
+    if (op == ST_OP_OPEN)
+        s->whatif.glibc = st_glibc_rules;
     if (s->whatif.on || op == ST_OP_OPEN) /* OPEN decides whether it is on */
         st_whatif_stream_op(&s->whatif, s->buffer_size, op, flag, n, x);
     st_trace_op(s, op, flag, n, x, ends_call);

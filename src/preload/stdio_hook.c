@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -17,6 +18,8 @@
 #include <unistd.h>
 
 #include "loaded_object.h"
+
+unsigned st_glibc_rules;
 
 struct range {
     uintptr_t start, end; /* run-time addresses */
@@ -299,10 +302,34 @@ static int find_list_api(struct list_api *api)
 /* glibc's flag for a stream on its list (libio.h). */
 #define ST_IO_LINKED 0x80
 
+/* glibc 2.42 made the list doubly linked: _prevchain, a private field past
+ * _lock, points at the link that points to the stream. Its offset is found
+ * by value: fp's field holds `link` (the link to fp), and the next
+ * stream's holds &fp->_chain. -1: no such field (glibc before 2.42). */
+static long prevchain_offset(FILE *fp, FILE **link)
+{
+    FILE *next = fp->_chain;
+    if (!next)
+        return -1;
+    for (size_t off = offsetof(FILE, _lock) + sizeof(void *); off + sizeof(void *) <= sizeof(FILE);
+         off += sizeof(void *)) {
+        void *mine, *theirs;
+        memcpy(&mine, (char *)fp + off, sizeof mine);
+        memcpy(&theirs, (char *)next + off, sizeof theirs);
+        if (mine == (void *)link && theirs == (void *)&fp->_chain)
+            return (long)off;
+    }
+    return -1;
+}
+
 /* fopencookie put fp at the head; it goes behind the last stream. */
 static void move_to_tail(const struct list_api *api, FILE *fp)
 {
     api->lock();
+    FILE **link = api->list_all;
+    while (*link && *link != fp)
+        link = &(*link)->_chain;
+    long prevchain = *link ? prevchain_offset(fp, link) : -1;
     api->un_link(fp);
     FILE *last = *api->list_all;
     if (!last) {
@@ -311,6 +338,8 @@ static void move_to_tail(const struct list_api *api, FILE *fp)
         while (last->_chain)
             last = last->_chain;
         fp->_chain = NULL;
+        if (prevchain >= 0)
+            memcpy((char *)fp + prevchain, &(FILE **){&last->_chain}, sizeof(FILE **));
         fp->_flags |= ST_IO_LINKED;
         last->_chain = fp;
     }

@@ -53,6 +53,10 @@ struct st_slot_patch {
     void *repl;
 };
 
+/* The glibc whose stdio rules the models replay here (st_model_glibc of
+ * its version; 0: not glibc, or older rules). Set once at start-up. */
+extern unsigned st_glibc_rules;
+
 /* Applies the patches. Returns NULL on success, else a one-line reason
  * (then nothing is patched). */
 const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n);

@@ -82,10 +82,12 @@ int main(int argc, char **argv)
     unsigned long lineno = 0, mismatches = 0;
     FILE *log;
 
-    if (argc != 5 || parse_buffering(argv[3], &cfg.buffering) != 0) {
-        fprintf(stderr, "usage: %s LOG FILE_SIZE default|user|none BUFSIZE\n", argv[0]);
+    if ((argc != 5 && argc != 6) || parse_buffering(argv[3], &cfg.buffering) != 0) {
+        fprintf(stderr, "usage: %s LOG FILE_SIZE default|user|none BUFSIZE [GLIBC_VERSION]\n",
+                argv[0]);
         return 2;
     }
+    cfg.glibc = argc == 6 ? st_model_glibc(argv[5]) : 0;
     cfg.file_size = strtoull(argv[2], NULL, 10);
     cfg.bufsize = strtoull(argv[4], NULL, 10);
     log = fopen(argv[1], "r");

@@ -99,14 +99,14 @@ def strace_counts(trace, path):
     return counts
 
 
-def model_counts(replay, log, size, buffer, default_bufsize):
+def model_counts(replay, log, size, buffer, default_bufsize, glibc):
     if buffer == "default":
         mode, bufsize = "default", default_bufsize
     elif buffer == "none":
         mode, bufsize = "none", 1
     else:
         mode, bufsize = "user", int(buffer)
-    p = subprocess.run([replay, log, str(size), mode, str(bufsize)],
+    p = subprocess.run([replay, log, str(size), mode, str(bufsize), glibc],
                        capture_output=True, text=True, check=True)
     words = p.stdout.split()
     values = dict(zip(words[::2], (int(w) for w in words[1::2])))
@@ -126,6 +126,14 @@ def glibc_loader(glibc_dir):
     if not glibc_dir:
         return []
     return [os.path.join(glibc_dir, "ld-linux-x86-64.so.2"), "--library-path", glibc_dir]
+
+
+def glibc_version(glibc_dir):
+    """The version of the glibc the workloads run under: "2.36"."""
+    if glibc_dir:
+        with open(os.path.join(glibc_dir, ".version"), encoding="utf-8") as f:
+            return f.read().strip().split("-")[0]
+    return os.confstr("CS_GNU_LIBC_VERSION").split()[-1]
 
 
 def run_workload(args, d, workload, buffer, log, trace=None):
@@ -150,7 +158,7 @@ def run_one(args, d, workload, buffer, reference_log):
         if recording is None:
             continue
         predicted, notes = model_counts(args.replay, recording, st.st_size,
-                                        buffer, default_bufsize)
+                                        buffer, default_bufsize, glibc_version(args.glibc))
         results[check] = (compare(predicted, measured), notes)
     return results
 

@@ -1,11 +1,13 @@
 /* test_stdio_model.c — the stdio model's rules on hand-made call sequences.
  *
- * Every expected figure was measured on glibc 2.36 (Debian 12) with
- * strace -e trace=read,lseek,newfstatat -y on the same calls, against files of
- * the same sizes; the comment above each test lists the syscalls seen.
+ * Every expected figure was measured on glibc 2.36 (Debian 12), or for the
+ * 2.42 rules on sid's 2.43, with strace -e trace=read,lseek,newfstatat -y on
+ * the same calls, against files of the same sizes; the comment above each
+ * test lists the syscalls seen.
  * tests/model/validate.py checks whole workloads the same way. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <unistd.h>
@@ -172,6 +174,89 @@ static void test_large_fread_reads_whole_buffers_directly(void **state)
     struct st_model m = run_with(ST_M_BUF_USER, 4096, MIB4, ops, N_OPS(ops));
 
     check(&m, (struct expect){ .reads = 5, .bytes = 32768 });
+}
+
+/* The same calls under glibc 2.36's and 2.43's rules, on a 10,000-byte file
+ * with a 4 KiB user buffer. */
+static struct st_model run_glibc(const char *version, const struct st_model_op *ops, size_t n)
+{
+    struct st_model_config cfg = { .file_size = 10000, .bufsize = 4096,
+                                   .buffering = ST_M_BUF_USER, .glibc = st_model_glibc(version) };
+    return run_cfg(&cfg, ops, n);
+}
+
+/* fclose of an input stream with unread bytes: from 2.42 it learns the
+ * offset (unknown since fopen) and puts it where reading stopped.
+ *   2.36: read 4096
+ *   2.43: read 4096; lseek 0 SEEK_CUR = 4096; lseek 100 SEEK_SET */
+static void test_glibc242_fclose_syncs_input(void **state)
+{
+    (void)state;
+    const struct st_model_op ops[] = { OPEN, FREAD(100), CLOSE };
+    struct st_model m = run_glibc("2.36", ops, N_OPS(ops));
+    check(&m, (struct expect){ .reads = 1, .bytes = 4096, .lseeks = 0 });
+    m = run_glibc("2.43", ops, N_OPS(ops));
+    check(&m, (struct expect){ .reads = 1, .bytes = 4096, .lseeks = 2 });
+    assert_int_equal(m.kernel_pos, 100);
+}
+
+/* fclose in ungetc's backup area: the parked main get area is given back too.
+ *   2.43: read 4096; lseek 0 SEEK_CUR = 4096; lseek 99 SEEK_SET */
+static void test_glibc242_fclose_in_backup(void **state)
+{
+    (void)state;
+    const struct st_model_op ops[] = { OPEN, FREAD(100), UNGETC(false), CLOSE };
+    struct st_model m = run_glibc("2.43", ops, N_OPS(ops));
+    check(&m, (struct expect){ .reads = 1, .bytes = 4096, .lseeks = 2 });
+    assert_int_equal(m.kernel_pos, 99);
+}
+
+/* fflush after ungetc (bug 5994): 2.36 gives back the backup byte only and
+ * goes on reading the main get area; 2.43 gives back both and refills.
+ *   2.36: read 4096; lseek -1 SEEK_CUR
+ *   2.43: read 4096; lseek -3997 SEEK_CUR = 99; read 4096;
+ *         lseek 0 SEEK_CUR = 4195; lseek 109 SEEK_SET */
+static void test_glibc242_fflush_after_ungetc(void **state)
+{
+    (void)state;
+    const struct st_model_op ops[] = { OPEN, FREAD(100), UNGETC(false), FFLUSH, FREAD(10), CLOSE };
+    struct st_model m = run_glibc("2.36", ops, N_OPS(ops));
+    check(&m, (struct expect){ .reads = 1, .bytes = 4096, .lseeks = 1 });
+    m = run_glibc("2.43", ops, N_OPS(ops));
+    check(&m, (struct expect){ .reads = 2, .bytes = 8192, .lseeks = 3 });
+    assert_int_equal(m.kernel_pos, 109);
+}
+
+/* exit in the backup area: 2.43's flush gives back the backup byte with
+ * the main get area's unread bytes.
+ *   2.36: read 4096; lseek -4094 SEEK_CUR
+ *   2.43: read 4096; lseek -4095 SEEK_CUR */
+static void test_glibc242_exit_in_backup(void **state)
+{
+    (void)state;
+    const struct st_model_op ops[] = { OPEN, GETC, GETC, UNGETC(false), EXIT };
+    struct st_model m = run_glibc("2.36", ops, N_OPS(ops));
+    check(&m, (struct expect){ .reads = 1, .bytes = 4096, .lseeks = 1 });
+    assert_int_equal(m.kernel_pos, 2);
+    m = run_glibc("2.43", ops, N_OPS(ops));
+    check(&m, (struct expect){ .reads = 1, .bytes = 4096, .lseeks = 1 });
+    assert_int_equal(m.kernel_pos, 1);
+}
+
+static void test_glibc_version_parsing(void **state)
+{
+    (void)state;
+    assert_int_equal(st_model_glibc("2.36"), 236);
+    assert_int_equal(st_model_glibc("2.43"), 243);
+    assert_int_equal(st_model_glibc("2.4"), 204);
+    assert_int_equal(st_model_glibc("2.41.9000"), 241);
+    assert_int_equal(st_model_glibc(NULL), 0);
+    assert_int_equal(st_model_glibc(""), 0);
+    assert_int_equal(st_model_glibc("3.1"), 0);
+    assert_int_equal(st_model_glibc("2."), 0);
+    assert_int_equal(st_model_glibc("2.100"), 0);
+    assert_string_equal(st_model_rules_name(241), "2.28-2.41");
+    assert_string_equal(st_model_rules_name(242), "2.42+");
 }
 
 /* The direct path reads again after EOF, the buffered path does not.
@@ -509,6 +594,11 @@ int main(void)
         cmocka_unit_test(test_ungetc_twice_fflush_exit),
         cmocka_unit_test(test_fdopen_starts_at_descriptor_offset),
         cmocka_unit_test(test_calls_on_closed_stream),
+        cmocka_unit_test(test_glibc242_fclose_syncs_input),
+        cmocka_unit_test(test_glibc242_fclose_in_backup),
+        cmocka_unit_test(test_glibc242_fflush_after_ungetc),
+        cmocka_unit_test(test_glibc242_exit_in_backup),
+        cmocka_unit_test(test_glibc_version_parsing),
     };
 
     return cmocka_run_group_tests(tests, NULL, NULL);
