@@ -955,6 +955,36 @@ def case_calibrate_errors(ctx):
         expect(len(err.splitlines()) == 1 and "calibrate --help" in err, f"{args}: {err}")
 
 
+def case_glibc_named(ctx):
+    """Reports, traces and whatif name the glibc the process ran under, and
+    whatif replays with that glibc's rules: the machine's own, and sid's
+    (tests/glibc/fetch.sh, run through its loader), whose 2.42 rules differ."""
+    runs = [([], os.confstr("CS_GNU_LIBC_VERSION").split()[-1])]
+    sid = os.path.join(ctx.a.build, "glibc", "sid")
+    if not os.path.exists(os.path.join(sid, ".complete")):
+        raise Failure(f"no glibc in {sid}: run tests/glibc/fetch.sh {ctx.a.build}/glibc sid")
+    with open(os.path.join(sid, ".version"), encoding="utf-8") as f:
+        runs.append(([os.path.join(sid, "ld-linux-x86-64.so.2"), "--library-path", sid],
+                     f.read().strip().split("-")[0]))
+    for loader, version in runs:
+        rules = "2.42+" if tuple(map(int, version.split("."))) >= (2, 42) else "2.28-2.41"
+        traces, reports, p = ctx.traced(loader + [ctx.a.demo, os.path.join(ctx.tmp, "d.dat"),
+                                                  "--seeks", "200"], name="glibc")
+        report = list(reports_in(reports).values())[0]
+        expect(report["capture"] == "exact" and report.get("libc_version") == version,
+               f"at-exit report under glibc {version}: {report['capture']}, "
+               f"{report.get('libc_version')}")
+        trace = traces_in(traces)[0]
+        j = ctx.stj("report", "--json", trace)
+        expect(j.get("libc_version") == version, f"report --json: {j.get('libc_version')}")
+        out, _ = ctx.st("report", trace)
+        expect(f"[capture: exact, glibc {version}]" in out.splitlines()[0], f"report: {out[:300]}")
+        out, _ = ctx.st("whatif", trace)
+        expect(f"stdio model: glibc {rules} rules" in out, f"whatif under {version}: {out[:400]}")
+        expect(ctx.stj("whatif", "--json", trace).get("stdio_rules") == f"glibc {rules}",
+               f"whatif --json under {version}")
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
