@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <stdarg.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -230,23 +229,27 @@ static int emit(const struct st_report *r, int fd)
     return st_out_flush(&out);
 }
 
-/* A warning at exit goes where the report may go (never to an fd 2 the
- * program reopened on one of its own files), without stdio or malloc. */
-static void exit_warn(int fd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void exit_warn(int fd, const char *fmt, ...)
+/* The report where SEEKTRACE_OUTPUT says: 0 when it is there whole, -1
+ * after the one warning saying why not (it then goes to stderr). The
+ * warning goes where the report may go: the stderr the process started
+ * with, never a file the program opened on fd 2. */
+static int emit_to_output(const struct st_report *r)
 {
-    if (fd < 0)
-        return;
-    char line[512];
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
-    va_end(ap);
-    if (n < 0)
-        return;
-    size_t len = (size_t)n < sizeof line - 1 ? (size_t)n : sizeof line - 2;
-    line[len++] = '\n';
-    syscall(SYS_write, fd, line, len);
+    struct st_output out;
+    if (st_output_open(&out, r->pid) < 0) {
+        st_warn("cannot open %s (%s); report follows on stderr", out.path,
+                strerrorname_np(errno));
+        return -1;
+    }
+    if (emit(r, out.fd) != 0) {
+        int e = errno;
+        int removed = st_output_abandon(&out);
+        st_warn("writing %s failed (%s)%s; report follows on stderr", out.path,
+                strerrorname_np(e), removed ? ", incomplete file removed" : "");
+        return -1;
+    }
+    st_output_close(&out);
+    return 0;
 }
 
 void st_report_at_exit(void)
@@ -266,30 +269,15 @@ void st_report_at_exit(void)
 
     struct st_report r;
     memset(&r, 0, sizeof r);
-    int err_fd = st_lifecycle_report_fd(); /* stderr, if still safe to write */
     if (build(&r) == 0) {
         st_trace_finish(&r); /* the trace's footer: these same accounts */
-        int fd = -1;
-        char path[4096];
-        if (st_config.output) {
-            fd = st_output_open(path, sizeof path, r.pid);
-            if (fd < 0)
-                exit_warn(err_fd, "seektrace: warning: cannot open %s (%s); report follows on stderr",
-                          path, strerrorname_np(errno));
-        }
-        if (fd >= 0) {
-            if (emit(&r, fd) != 0) {
-                exit_warn(err_fd, "seektrace: warning: writing %s failed (%s); report follows on stderr",
-                          path, strerrorname_np(errno));
-                if (err_fd >= 0)
-                    emit(&r, err_fd);
-            }
-            st_output_close(fd);
-        } else if (err_fd >= 0) {
-            emit(&r, err_fd);
+        if (!st_config.output || emit_to_output(&r) != 0) {
+            int err_fd = st_lifecycle_report_fd(); /* stderr, if still safe to write */
+            if (err_fd >= 0)
+                emit(&r, err_fd);
         }
     } else {
-        exit_warn(err_fd, "seektrace: warning: out of memory building the report");
+        st_warn("out of memory building the report");
     }
     st_self.own_io--;
     st_self.busy--;

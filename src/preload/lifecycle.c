@@ -105,6 +105,10 @@ void st_lifecycle_child(void)
 
 int st_lifecycle_report_fd(void)
 {
+    /* Before st_lifecycle_init (the settings are being read, and their
+     * warnings written) fd 2 is still the one the process started with. */
+    if (!__atomic_load_n(&owner_pid, __ATOMIC_ACQUIRE))
+        return 2;
     return usable(&err_fd);
 }
 
@@ -126,9 +130,12 @@ static int high_fd_base(void)
     return (int)(lim - lim / 8);
 }
 
+/* Only the process whose memory this is: a vfork child shares it but has a
+ * descriptor table of its own, and a duplicate made (or moved) there would
+ * leave its number in the parent's memory, naming nothing in the parent. */
 static void keep(struct start_fd *d)
 {
-    if (__atomic_load_n(&d->saved, __ATOMIC_ACQUIRE) >= 0)
+    if (__atomic_load_n(&d->saved, __ATOMIC_ACQUIRE) >= 0 || !st_lifecycle_is_owner())
         return;
     int e = errno;
     int dup = is_original(d, d->fd) ? (int)syscall(SYS_fcntl, d->fd, F_DUPFD_CLOEXEC,
@@ -140,14 +147,62 @@ static void keep(struct start_fd *d)
     errno = e;
 }
 
-/* stderr is kept only while the report goes there: with a report file it
- * only carries warnings, not worth a descriptor the program could see. */
+/* The program is about to put a file of its own on the number of d's
+ * duplicate (dup2 onto it, or an fclose of an fdopen of it): the duplicate
+ * moves to another number first, and the old one is closed, free for the
+ * program as it would be without the library. */
+static void move_away(struct start_fd *d, int fd)
+{
+    if (!st_lifecycle_is_owner())
+        return;
+    int e = errno;
+    int moved = (int)syscall(SYS_fcntl, fd, F_DUPFD_CLOEXEC, high_fd_base());
+    int expected = fd;
+    if (moved >= 0 && __atomic_compare_exchange_n(&d->saved, &expected, moved, 0,
+                                                  __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        syscall(SYS_close, fd);
+    else if (moved >= 0)
+        syscall(SYS_close, moved); /* another thread moved it first */
+    errno = e;
+}
+
+int st_lifecycle_is_own_fd(int fd)
+{
+    return fd >= 0 && (fd == __atomic_load_n(&err_fd.saved, __ATOMIC_ACQUIRE) ||
+                       fd == __atomic_load_n(&out_fd.saved, __ATOMIC_ACQUIRE));
+}
+
+int st_lifecycle_own_fds(int out[ST_OWN_FDS_MAX])
+{
+    if (!st_lifecycle_is_owner())
+        return 0;
+    int a = __atomic_load_n(&err_fd.saved, __ATOMIC_ACQUIRE);
+    int b = __atomic_load_n(&out_fd.saved, __ATOMIC_ACQUIRE);
+    int n = 0;
+    if (a >= 0)
+        out[n++] = a;
+    if (b >= 0)
+        out[n++] = b;
+    if (n == 2 && a > b) {
+        out[0] = b;
+        out[1] = a;
+    }
+    return n;
+}
+
+/* stderr is kept whether or not the report goes there: with a report file
+ * it still carries the warning and the report when that file cannot be
+ * written. */
 void st_lifecycle_fd_closing(int fd)
 {
-    if (fd == 2 && !st_config.output)
+    if (fd == 2)
         keep(&err_fd);
     else if (fd == out_fd.fd && fd >= 0)
         keep(&out_fd);
+    else if (fd >= 0 && fd == __atomic_load_n(&err_fd.saved, __ATOMIC_ACQUIRE))
+        move_away(&err_fd, fd);
+    else if (fd >= 0 && fd == __atomic_load_n(&out_fd.saved, __ATOMIC_ACQUIRE))
+        move_away(&out_fd, fd);
 }
 
 void st_lifecycle_range_closing(unsigned lo, unsigned hi)

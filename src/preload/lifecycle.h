@@ -31,10 +31,11 @@ int st_lifecycle_is_owner(void);
  * what it does itself. */
 void st_lifecycle_child(void);
 
-/* The descriptor a report to stderr may be written to: the stderr the
- * process started with (kept alive by st_lifecycle_fd_closing when the
- * program closes or replaces fd 2), or -1 when writing to fd 2 could land
- * in a file the program opened there itself. */
+/* The descriptor a report to stderr, and every warning, may be written to:
+ * the stderr the process started with (kept alive by
+ * st_lifecycle_fd_closing when the program closes or replaces fd 2), or -1
+ * when writing to fd 2 could land in a file the program opened there
+ * itself. Before st_lifecycle_init: 2. */
 int st_lifecycle_report_fd(void);
 
 /* The same for the descriptor SEEKTRACE_OUTPUT names (/dev/stdout,
@@ -42,14 +43,26 @@ int st_lifecycle_report_fd(void);
 int st_lifecycle_output_fd(void);
 
 /* fd is about to be closed or replaced by the program (close, dup2 onto it,
- * fclose). For fd 2 while the report goes to stderr, and for the descriptor
- * SEEKTRACE_OUTPUT names, keeps a close-on-exec duplicate of the original at
- * a high descriptor so the report still reaches it. Cheap for every other
- * fd: two compares. */
+ * fclose). For fd 2, and for the descriptor SEEKTRACE_OUTPUT names, keeps a
+ * close-on-exec duplicate of the original at a high descriptor so the
+ * report and its warnings still reach it. When fd is such a duplicate (the
+ * target of a dup2), the duplicate moves to another number first: the
+ * program gets the number it asked for. Only in the process that owns the
+ * accounts (never a vfork child). Cheap for every other fd: a few compares. */
 void st_lifecycle_fd_closing(int fd);
 
 /* The same for every descriptor in [lo, hi] (close_range, closefrom). */
 void st_lifecycle_range_closing(unsigned lo, unsigned hi);
+
+/* The library's own descriptors: the duplicates above, which live while the
+ * program runs. A close() of one of them is answered with success and
+ * leaves it open, and close_range/closefrom close around them
+ * (docs/reliability.md, section 5, says what the program sees).
+ * st_lifecycle_own_fds fills out with them, ascending, and returns how many
+ * (none in a process that does not own the accounts). */
+#define ST_OWN_FDS_MAX 2
+int st_lifecycle_is_own_fd(int fd);
+int st_lifecycle_own_fds(int out[ST_OWN_FDS_MAX]);
 
 /* Blocks every signal on this thread while a report is written, so that a
  * SIGPIPE or SIGXFSZ our own write raises cannot kill the program and a

@@ -8,7 +8,9 @@
  * or by probing each number when no descriptor is left to read it with),
  * the real call is made, and those that are gone are forgotten. When the
  * range covers a descriptor a report goes to, it is kept first
- * (st_lifecycle_range_closing). None of this runs for CLOSE_RANGE_CLOEXEC,
+ * (st_lifecycle_range_closing), and the library's own descriptors (those
+ * duplicates) are left out of the range: the real call is made on the runs
+ * of numbers between them. None of this runs for CLOSE_RANGE_CLOEXEC,
  * which closes nothing now. */
 #define _GNU_SOURCE 1
 #include <dirent.h>
@@ -127,21 +129,64 @@ static void forget_closed(unsigned lo, const struct fdset *was_open)
             st_fd_closed((int)fd);
 }
 
+/* closefrom's share below one of the library's descriptors: close_range
+ * where the kernel has it (5.9), one close per number where it does not. */
+static void close_span(unsigned lo, unsigned hi)
+{
+    if (syscall(SYS_close_range, lo, hi, 0) == 0 || errno != ENOSYS)
+        return;
+    for (unsigned fd = lo; fd <= hi; fd++)
+        syscall(SYS_close, (int)fd);
+}
+
+/* The real call on [lo, hi] less the library's own descriptors
+ * (lifecycle.h): once for each run of numbers between them, closefrom's
+ * last run by closefrom itself. With CLOSE_RANGE_UNSHARE the first run
+ * unshares the table, whole since the run stops below the table's end.
+ * close_range returns the first failure (each run has the same flags: a
+ * refusal of those is the first run's). */
+static int close_around_own(unsigned lo, unsigned hi, int flags, close_range_fn real_range,
+                            closefrom_fn real_from)
+{
+    int own[ST_OWN_FDS_MAX];
+    int n = st_lifecycle_own_fds(own);
+    int r = 0, e = errno;
+    unsigned from = lo;
+    for (int i = 0; i < n; i++) {
+        unsigned fd = (unsigned)own[i];
+        if (fd < from || fd > hi)
+            continue;
+        if (fd > from && !real_range) {
+            close_span(from, fd - 1);
+        } else if (fd > from && real_range(from, fd - 1, flags) != 0 && r == 0) {
+            r = -1;
+            e = errno;
+        }
+        from = fd + 1;
+    }
+    if (real_from)
+        real_from((int)from);
+    else if ((from == lo || from <= hi) && real_range(from, hi, flags) != 0 && r == 0) {
+        r = -1;
+        e = errno;
+    }
+    errno = e;
+    return r;
+}
+
 static int range_call(unsigned lo, unsigned hi, int flags, close_range_fn real_range,
                       closefrom_fn real_from)
 {
+    /* CLOSE_RANGE_CLOEXEC closes nothing now; the library's descriptors
+     * are close-on-exec already. */
+    if (flags & CLOSE_RANGE_CLOEXEC)
+        return real_range(lo, hi, flags);
     int entry_errno = errno;
-    int closes = !(flags & CLOSE_RANGE_CLOEXEC);
-    if (closes)
-        st_lifecycle_range_closing(lo, hi);
+    st_lifecycle_range_closing(lo, hi);
     struct fdset open_before = {0};
-    int listed = closes && list_open(lo, hi, &open_before) == 0;
-    int r = 0;
+    int listed = list_open(lo, hi, &open_before) == 0;
     errno = entry_errno;
-    if (real_range)
-        r = real_range(lo, hi, flags);
-    else if (real_from)
-        real_from((int)lo);
+    int r = close_around_own(lo, hi, flags, real_range, real_from);
     if (listed) {
         int e = errno;
         forget_closed(lo, &open_before);

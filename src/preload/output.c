@@ -140,28 +140,46 @@ static int open_device(const char *path)
  * or followed: an earlier image of this process (before it exec'd) or a
  * stale report of a reused pid keeps its file, and so does anything planted
  * there; the report takes the next free name instead (expand_path). */
-int st_output_open(char *path, size_t size, long pid)
+int st_output_open(struct st_output *o, long pid)
 {
+    o->created = 0;
     if (st_config.output_fd >= 0) {
-        snprintf(path, size, "%s", st_config.output);
-        int fd = st_lifecycle_output_fd();
-        if (fd < 0)
+        snprintf(o->path, sizeof o->path, "%s", st_config.output);
+        o->fd = st_lifecycle_output_fd();
+        if (o->fd < 0)
             errno = EBADF; /* closed or replaced where we could not see */
-        return fd;
+        return o->fd;
     }
-    int fd = -1;
+    o->fd = -1;
     errno = EEXIST;
-    for (int n = 0; fd < 0 && errno == EEXIST && n < 1000; n++) {
-        expand_path(st_config.output, path, size, pid, n);
-        fd = open_raised(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
-        if (fd < 0 && errno == EEXIST && n == 0)
-            fd = open_device(path);
+    for (int n = 0; o->fd < 0 && errno == EEXIST && n < 1000; n++) {
+        expand_path(st_config.output, o->path, sizeof o->path, pid, n);
+        o->fd = open_raised(o->path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC);
+        o->created = o->fd >= 0;
+        if (o->fd < 0 && errno == EEXIST && n == 0)
+            o->fd = open_device(o->path);
     }
-    return fd;
+    return o->fd;
 }
 
-void st_output_close(int fd)
+void st_output_close(struct st_output *o)
 {
     if (st_config.output_fd < 0)
-        syscall(SYS_close, fd);
+        syscall(SYS_close, o->fd);
+}
+
+/* Emptied first: if the name cannot be removed, no partial report stays
+ * there. Removed only while the name is still the file we created (in a
+ * shared directory nobody else can rename it; elsewhere the check narrows
+ * the window to the unlink itself). */
+int st_output_abandon(struct st_output *o)
+{
+    struct stat ours, named;
+    int gone = o->created && syscall(SYS_ftruncate, o->fd, 0) == 0 &&
+               syscall(SYS_fstat, o->fd, &ours) == 0 &&
+               syscall(SYS_newfstatat, AT_FDCWD, o->path, &named, AT_SYMLINK_NOFOLLOW) == 0 &&
+               ours.st_dev == named.st_dev && ours.st_ino == named.st_ino &&
+               syscall(SYS_unlinkat, AT_FDCWD, o->path, 0) == 0;
+    st_output_close(o);
+    return gone;
 }

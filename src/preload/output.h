@@ -18,12 +18,24 @@
  * descriptor's identity and keeps it alive if the program closes it. */
 void st_output_config_load(void);
 
-/* At exit: the descriptor to write the report to, or -1 with errno; path
- * receives the name used (for messages). */
-int st_output_open(char *path, size_t size, long pid);
+/* Where one report is being written. */
+struct st_output {
+    int fd;
+    int created;    /* a new file of ours, not a device or a descriptor */
+    char path[4096]; /* the name used, for messages */
+};
 
-/* Done writing: closes what st_output_open opened (never the program's own
+/* At exit: opens where the report goes; o->fd, or -1 with errno. */
+int st_output_open(struct st_output *o, long pid);
+
+/* Written: closes what st_output_open opened (never the program's own
  * descriptor). */
-void st_output_close(int fd);
+void st_output_close(struct st_output *o);
+
+/* Writing failed: a file st_output_open created is emptied and removed, so
+ * that no incomplete report is left under its name; then closed as above.
+ * Returns 1 when that file is gone. A device, a FIFO or a descriptor
+ * keeps what reached it. */
+int st_output_abandon(struct st_output *o);
 
 #endif

@@ -34,6 +34,7 @@
 #include "bulk.h"
 #include "config.h"
 #include "files.h"
+#include "lifecycle.h"
 #include "proc_self.h"
 #include "cells.h"
 #include "report_model.h"
@@ -173,15 +174,29 @@ static void sys_close(long fd)
 /* Extends fd to `to` bytes with real blocks, so that writing through the
  * mapping can never hit a full disk (SIGBUS); ftruncate where the file
  * system cannot allocate ahead. */
-static int extend(long fd, uint64_t from, uint64_t to)
+static int allocate(long fd, uint64_t from, uint64_t to)
 {
-    if (to <= from)
-        return 0;
     if (syscall(SYS_fallocate, (int)fd, 0, (off_t)from, (off_t)(to - from)) == 0)
         return 0;
     if (errno == EOPNOTSUPP || errno == ENOSYS)
         return syscall(SYS_ftruncate, (int)fd, (off_t)to) == 0 ? 0 : -1;
     return -1;
+}
+
+/* Past RLIMIT_FSIZE both raise SIGXFSZ, whose default action kills the
+ * program: blocked meanwhile, and discarded when ours (lifecycle.h); the
+ * growth fails with EFBIG instead. */
+static int extend(long fd, uint64_t from, uint64_t to)
+{
+    if (to <= from)
+        return 0;
+    struct st_sigblock blocked;
+    st_lifecycle_block_signals(&blocked);
+    int r = allocate(fd, from, to);
+    int e = errno;
+    st_lifecycle_unblock_signals(&blocked);
+    errno = e;
+    return r;
 }
 
 static size_t bounded_len(const char *s, size_t max)

@@ -6,8 +6,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lifecycle.h"
+
 void st_warn(const char *fmt, ...)
 {
+    int fd = st_lifecycle_report_fd();
+    if (fd < 0)
+        return;
     char line[512];
     int n = snprintf(line, sizeof line, "seektrace: warning: ");
     va_list ap;
@@ -18,5 +23,5 @@ void st_warn(const char *fmt, ...)
         m = 0;
     size_t len = (size_t)n + ((size_t)m < sizeof line - (size_t)n - 1 ? (size_t)m : sizeof line - (size_t)n - 2);
     line[len++] = '\n';
-    syscall(SYS_write, 2, line, len);
+    syscall(SYS_write, fd, line, len);
 }

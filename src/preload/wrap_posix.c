@@ -178,6 +178,10 @@ static void note_open(int fd, int dir, const char *path)
 ST_EXPORT(int, close, (int fd))
 {
     st_ensure_init();
+    /* One of the library's own descriptors, closed by a loop over every
+     * number: left open, and the close reported done (lifecycle.h). */
+    if (st_lifecycle_is_own_fd(fd))
+        return 0;
     st_lifecycle_fd_closing(fd);
     /* Forgotten before the kernel frees the number: after, another thread's
      * open could take it first, and this would forget that thread's file.

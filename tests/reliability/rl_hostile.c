@@ -7,12 +7,14 @@
  * stderr_closed_reused stderr_plain stderr_closed_by_program
  * stderr_dup2_by_program stdout_dup2_by_program stdout_raw_dup2_by_program
  * proc_maps reopen_loop closedir_reuse main_exit no_proc replaced_under_buffer
- * mmap_mode. */
+ * mmap_mode close_range_all close_range_unshare closefrom_all close_loop
+ * dup2_onto_unknown. */
 #define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
+#include <linux/close_range.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -65,6 +68,86 @@ static int wholesale(const char *how, const char *a, const char *b)
     int again = open(b, O_RDONLY);
     ssize_t n = read(again, buf, 2000);
     printf("pipe fd %d, %zd bytes of B\n", p[0], n);
+    return 0;
+}
+
+static void *idle(void *arg)
+{
+    (void)arg;
+    for (;;)
+        pause();
+    return NULL;
+}
+
+/* Every descriptor closed, 0-2 included, as daemons and sandboxes do it:
+ * close_range(0, ~0U) (with CLOSE_RANGE_UNSHARE while a second thread
+ * shares the table), closefrom(0), or close() on every number below 1024.
+ * A is read before and after (the number it gets then is 0, the lowest),
+ * B through a stream before. Exits 0 when each step did what it does
+ * without the library. */
+static int close_all(const char *how, const char *a, const char *b)
+{
+    int fa = open(a, O_RDONLY);
+    if (fa < 0 || read(fa, buf, 1000) != 1000)
+        return 4;
+    FILE *fb = fopen(b, "r");
+    if (!fb || fread(buf, 1, 3000, fb) != 3000)
+        return 4;
+    pthread_t t;
+    if (strcmp(how, "close_range_all") == 0) {
+        if (close_range(0, ~0U, 0) != 0)
+            return 5;
+    } else if (strcmp(how, "close_range_unshare") == 0) {
+        if (pthread_create(&t, NULL, idle, NULL) != 0 ||
+            close_range(0, ~0U, CLOSE_RANGE_UNSHARE) != 0)
+            return 5;
+    } else if (strcmp(how, "closefrom_all") == 0) {
+        closefrom(0);
+    } else {
+        for (int fd = 0; fd < 1024; fd++)
+            close(fd);
+    }
+    if (fcntl(0, F_GETFD) >= 0 || fcntl(fa, F_GETFD) >= 0 || fcntl(fileno(fb), F_GETFD) >= 0)
+        return 6;
+    int again = open(a, O_RDONLY);
+    if (again != 0 || pread(again, buf, 500, 100) != 500)
+        return 7;
+    return 0;
+}
+
+/* After closing fd 2, the program finds numbers it never opened (in
+ * /proc/self/fd) and puts its log on each with dup2, writes to it and
+ * closes it: each must be its file, really closed after. Prints how many
+ * it found (none without the library). */
+static int dup2_onto_unknown(const char *a)
+{
+    read_file(a, 1000);
+    if (close(2) != 0)
+        return 4;
+    int unknown[16], n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        int fd = atoi(e->d_name);
+        if (fd > 2 && fd != dirfd(d) && n < 16)
+            unknown[n++] = fd;
+    }
+    if (!d || closedir(d) != 0)
+        return 4;
+    int log = open("log.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (log != 2)
+        return 5;
+    for (int i = 0; i < n; i++) {
+        struct stat want, got;
+        if (dup2(log, unknown[i]) != unknown[i] || fstat(log, &want) != 0 ||
+            fstat(unknown[i], &got) != 0 || got.st_ino != want.st_ino)
+            return 6;
+        if (write(unknown[i], "mine\n", 5) != 5 || close(unknown[i]) != 0)
+            return 7;
+        if (fcntl(unknown[i], F_GETFD) != -1 || errno != EBADF)
+            return 8;
+    }
+    printf("%d unknown\n", n);
     return 0;
 }
 
@@ -378,6 +461,11 @@ int main(int argc, char **argv)
 
     if (strcmp(mode, "close_range") == 0 || strcmp(mode, "closefrom") == 0)
         return wholesale(mode, a, b);
+    if (strcmp(mode, "close_range_all") == 0 || strcmp(mode, "close_range_unshare") == 0 ||
+        strcmp(mode, "closefrom_all") == 0 || strcmp(mode, "close_loop") == 0)
+        return close_all(mode, a, b);
+    if (strcmp(mode, "dup2_onto_unknown") == 0)
+        return dup2_onto_unknown(a);
     if (strcmp(mode, "dup2_over_std") == 0) {
         int fa = open(a, O_RDONLY);
         if (dup2(fa, 0) != 0)
