@@ -166,18 +166,22 @@ static void move_away(struct start_fd *d, int fd)
     errno = e;
 }
 
+/* d's duplicate, or -1 (before st_lifecycle_init too, where saved is 0). */
+static int saved_fd(const struct start_fd *d)
+{
+    return d->known ? __atomic_load_n(&d->saved, __ATOMIC_ACQUIRE) : -1;
+}
+
 int st_lifecycle_is_own_fd(int fd)
 {
-    return fd >= 0 && (fd == __atomic_load_n(&err_fd.saved, __ATOMIC_ACQUIRE) ||
-                       fd == __atomic_load_n(&out_fd.saved, __ATOMIC_ACQUIRE));
+    return fd >= 0 && (fd == saved_fd(&err_fd) || fd == saved_fd(&out_fd));
 }
 
 int st_lifecycle_own_fds(int out[ST_OWN_FDS_MAX])
 {
     if (!st_lifecycle_is_owner())
         return 0;
-    int a = __atomic_load_n(&err_fd.saved, __ATOMIC_ACQUIRE);
-    int b = __atomic_load_n(&out_fd.saved, __ATOMIC_ACQUIRE);
+    int a = saved_fd(&err_fd), b = saved_fd(&out_fd);
     int n = 0;
     if (a >= 0)
         out[n++] = a;
@@ -199,9 +203,9 @@ void st_lifecycle_fd_closing(int fd)
         keep(&err_fd);
     else if (fd == out_fd.fd && fd >= 0)
         keep(&out_fd);
-    else if (fd >= 0 && fd == __atomic_load_n(&err_fd.saved, __ATOMIC_ACQUIRE))
+    else if (fd >= 0 && fd == saved_fd(&err_fd))
         move_away(&err_fd, fd);
-    else if (fd >= 0 && fd == __atomic_load_n(&out_fd.saved, __ATOMIC_ACQUIRE))
+    else if (fd >= 0 && fd == saved_fd(&out_fd))
         move_away(&out_fd, fd);
 }
 

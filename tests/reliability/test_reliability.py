@@ -597,8 +597,9 @@ def reopen_loop(ctx):
 
 
 def rlimit_case(ctx, mode, expect_warning):
-    """The output file cannot be created (or written): one warning, and the
-    whole report on stderr; the program's status unchanged."""
+    """The output file cannot be created (or written): one warning, the
+    whole report on stderr, no file (not even part of one) at the name; the
+    program's status unchanged."""
     a = ctx.files["A"]
     argv = [ctx.prog("rl_hostile"), mode, a, ctx.files["B"]]
     plain = ctx.plain(argv)
@@ -615,6 +616,9 @@ def rlimit_case(ctx, mode, expect_warning):
         problems.append(f"{mode}: {len(warnings)} warning lines, expected 1: {err[:500]!r}")
     reports = []
     if expect_warning:
+        # A report file is whole or not there: none begun and left cut short.
+        if os.listdir(rep):
+            problems.append(f"{mode}: left {os.listdir(rep)} behind (an incomplete report)")
         body = "\n".join(ln for ln in err.splitlines() if not ln.startswith("seektrace: warning:"))
         try:
             reports = [json.loads(body)]
@@ -752,6 +756,236 @@ def stderr_case(ctx, mode):
         problems.append(f"{mode}: no report on the original stderr after the program "
                         f"{'closed' if 'closed' in mode else 'replaced'} fd 2 "
                         f"(stderr: {pre.stderr[:200]!r})")
+    return problems
+
+
+def stderr_report(label, err):
+    """The one JSON report a run wrote on stderr (nothing else there), or a
+    problem saying what was there instead."""
+    head, reports = split_reports(err)
+    if head or len(reports) != 1:
+        return None, [f"{label}: expected one JSON report alone on stderr, got "
+                      f"{len(reports)} after {head[:200]!r}"]
+    return reports[0], []
+
+
+def straced_to_stderr(ctx, argv, extra=None, **kw):
+    """A run under strace with the report on stderr (SEEKTRACE_OUTPUT unset):
+    (the run, strace's counts)."""
+    env = rl.preload_env(ctx.lib, ctx.root, extra)
+    del env["SEEKTRACE_OUTPUT"]
+    log = os.path.join(ctx.fresh("strace"), "strace.log")
+    st = rl.strace_run(log, env, argv, cwd=ctx.fresh("cwd"), **kw)
+    return st, rl.parse_strace(log)
+
+
+def close_all(ctx, how):
+    """The program closes every descriptor, 0-2 included, through libc
+    (close_range, with CLOSE_RANGE_UNSHARE beside a second thread;
+    closefrom; close() on every number; Python's os.closerange): the
+    library's duplicate of stderr, made when the range reached fd 2, is
+    left out of it, so the report reaches the stderr the process started
+    with, with strace's figures. The program's own descriptors are all
+    closed and A, opened again, gets fd 0, as without the library."""
+    a, b = ctx.files["A"], ctx.files["B"]
+    if how == "python_closerange":
+        argv = [PY, "-c", f"import os; open({a!r}, 'rb').read(1000); os.closerange(0, 65536)"]
+    else:
+        argv = [ctx.prog("rl_hostile"), how, a, b]
+    plain = ctx.plain(argv)
+    st, counts = straced_to_stderr(ctx, argv)
+    print(f"{how}: plain {rl.status_text(plain.returncode)}, "
+          f"with seektrace {rl.status_text(st.returncode)}, stderr {st.stderr[:80]!r}")
+    problems = []
+    if plain.returncode != 0 or plain.stderr or \
+            (st.returncode, st.stdout) != (plain.returncode, plain.stdout):
+        problems.append(f"{how}: plain {rl.status_text(plain.returncode)} {plain.stdout!r} "
+                        f"{plain.stderr[:200]!r}, with seektrace {rl.status_text(st.returncode)} "
+                        f"{st.stdout!r}")
+    rep, more = stderr_report(how, st.stderr)
+    if rep:
+        more, rows = rl.compare_kernel(how, [rep], counts, ctx.is_data, require_pids=[rep["pid"]])
+        print("\n".join(rows))
+        if not rows:
+            more.append(f"{how}: nothing compared with strace")
+    problems += more
+    if how == "close_range_all":
+        # The descriptor SEEKTRACE_OUTPUT names is kept the same way.
+        pre = output_run(ctx, "/dev/stdout", argv)
+        head, reports = split_reports(pre.stdout)
+        print(f"/dev/stdout: {len(reports)} report(s) on stdout, stderr {pre.stderr[:100]!r}")
+        if pre.returncode != 0 or head or len(reports) != 1 or pre.stderr:
+            problems.append(f"{how} with SEEKTRACE_OUTPUT=/dev/stdout: {rl.status_text(pre.returncode)}, "
+                            f"{len(reports)} report(s) on stdout after {head[:100]!r}, "
+                            f"stderr {pre.stderr[:200]!r}")
+    return problems
+
+
+def dup2_onto_unknown(ctx):
+    """A program that closes fd 2, finds in /proc/self/fd a number it never
+    opened (the library's duplicate of stderr) and dup2s its log onto it:
+    the number is the program's, its writes land in its log, its close
+    really closes it; the library's duplicate moved away first, so the
+    report still reaches the original stderr, and never the log."""
+    a = ctx.files["A"]
+    argv = [ctx.prog("rl_hostile"), "dup2_onto_unknown", a, a]
+    plain = ctx.plain(argv)
+    cwd = ctx.fresh("cwd")
+    env = rl.preload_env(ctx.lib, ctx.root)
+    del env["SEEKTRACE_OUTPUT"]
+    pre = rl.run(argv, env, cwd=cwd)
+    with open(os.path.join(cwd, "log.txt"), "rb") as f:
+        logged = f.read()
+    print(f"plain {rl.status_text(plain.returncode)} {plain.stdout!r}; with seektrace "
+          f"{rl.status_text(pre.returncode)} {pre.stdout!r}, log {logged!r}")
+    problems = []
+    if plain.returncode != 0 or plain.stdout != b"0 unknown\n":
+        problems.append(f"dup2_onto_unknown: plain run {rl.status_text(plain.returncode)} "
+                        f"{plain.stdout!r}, expected exit 0 and no unknown descriptor")
+    if pre.returncode != 0 or pre.stdout != b"1 unknown\n":
+        problems.append(f"dup2_onto_unknown: with seektrace {rl.status_text(pre.returncode)} "
+                        f"{pre.stdout!r}, expected exit 0 and one unknown descriptor (the "
+                        "library's duplicate of stderr), taken over by the program")
+    if logged != b"mine\n":
+        problems.append(f"dup2_onto_unknown: the program's log holds {logged[:200]!r}")
+    rep, more = stderr_report("dup2_onto_unknown", pre.stderr)
+    problems += more
+    if rep:
+        got = {f["path"]: f["kernel_read_bytes"] for f in rep["files"]}
+        if got.get(a) != 4096:
+            problems.append(f"dup2_onto_unknown: the report has {got.get(a)} bytes read of A, "
+                            "expected 4096 (one stdio buffer)")
+    return problems
+
+
+def vfork_child_stderr(ctx):
+    """Python's subprocess runs a child by vfork, which dup2s a pipe onto its
+    fd 2 before exec: that child's descriptors are its own, so the duplicate
+    kept for the report must be made (and remembered) by the parent alone.
+    The parent then reads A and closes its stderr: its report still reaches
+    the stderr it started with."""
+    a = ctx.files["A"]
+    argv = [PY, "-c", "import os, subprocess; "
+            "subprocess.run(['/bin/true'], stderr=subprocess.PIPE, check=True); "
+            f"open({a!r}, 'rb').read(5000); os.close(2)"]
+    st, counts = straced_to_stderr(ctx, argv)
+    rep, problems = stderr_report("vfork_child_stderr", st.stderr)
+    if st.returncode != 0:
+        problems.append(f"vfork_child_stderr: {rl.status_text(st.returncode)}")
+    if rep:
+        more, rows = rl.compare_kernel("vfork_child_stderr", [rep], counts,
+                                       lambda p: p == a, require_pids=[rep["pid"]])
+        print("\n".join(rows))
+        problems += more if rows else ["vfork_child_stderr: nothing compared with strace"]
+    return problems
+
+
+def data_figures(ctx, reports):
+    """Each data file's kernel figures and delivered bytes, in the reports."""
+    return [{k: f[k] for k in ("path",) + rl.KERNEL_FIGURES + ("delivered_bytes",)}
+            for r in reports for f in r["files"] if ctx.is_data(f["path"])]
+
+
+UNWRITABLE_ERRNO = {"ENOENT": "/nonexistent/dir/report.%p.json", "ENOSPC": "/dev/full"}
+
+
+def unwritable_closed_stderr(ctx):
+    """The report file cannot be written (no such directory, a full device, a
+    read-only file system, RLIMIT_FSIZE) and the program closes its stderr
+    at exit (coreutils' cat and head do): one warning naming the file and
+    the error, then the whole report, both on the stderr the process
+    started with; the program's status and output unchanged; no file, not
+    even a part of one, left at the name. The report on stderr is the one a
+    writable file gets."""
+    a = ctx.files["A"]
+    problems = []
+    ro = ctx.fresh("readonly")
+    can_mount = subprocess.run(["unshare", "-m", "sh", "-c", f"mount -t tmpfs -o ro none {ro}"],
+                               capture_output=True).returncode == 0
+    targets = dict(UNWRITABLE_ERRNO)
+    if can_mount:
+        targets["EROFS"] = os.path.join(ro, "report.%p.json")
+    else:
+        print("no mount namespace here: the read-only file system is not tried")
+    targets["EFBIG"] = None  # a file in a fresh directory, under RLIMIT_FSIZE
+
+    def fsize_100():
+        resource.setrlimit(resource.RLIMIT_FSIZE, (100, 100))
+
+    for argv in (["cat", a], ["head", "-c", "5000", a]):
+        plain = ctx.plain(argv)
+        ref = ctx.fresh("reports")
+        good = ctx.preloaded(argv, ref)
+        want = data_figures(ctx, rl.load_reports(ref))
+        if good.returncode != 0 or not want:
+            problems.append(f"{argv[0]}: the reference run wrote no report")
+        for err, target in targets.items():
+            label = f"{argv[0]} {err}"
+            outdir = ctx.fresh("out")
+            out = target or os.path.join(outdir, "report.%p.json")
+            env = rl.preload_env(ctx.lib, outdir, {"SEEKTRACE_OUTPUT": out})
+            run_argv = argv
+            if err == "EROFS":
+                # The preload for the program alone, not unshare, sh or mount.
+                env["ST_PRELOAD"] = env.pop("LD_PRELOAD")
+                run_argv = ["unshare", "-m", "sh", "-c",
+                            f"mount -t tmpfs -o ro none {ro} && "
+                            'export LD_PRELOAD="$ST_PRELOAD" && exec "$0" "$@"'] + argv
+            pre = subprocess.run(run_argv, env=env, cwd=ctx.fresh("cwd"), capture_output=True,
+                                 stdin=subprocess.DEVNULL, timeout=30,
+                                 preexec_fn=fsize_100 if err == "EFBIG" else None)
+            warnings = warnings_in(pre.stderr)
+            body = b"".join(ln for ln in pre.stderr.splitlines(keepends=True)
+                            if not ln.startswith(b"seektrace: warning:"))
+            print(f"{label}: {rl.status_text(pre.returncode)}, warnings {warnings}, "
+                  f"{len(body)} bytes of report, left {os.listdir(outdir)}")
+            if (pre.returncode, pre.stdout) != (plain.returncode, plain.stdout):
+                problems.append(f"{label}: {rl.status_text(pre.returncode)} with seektrace, "
+                                f"{rl.status_text(plain.returncode)} plain (or stdout changed)")
+            rep, more = stderr_report(label, body)
+            problems += more
+            named = out.replace("%p", str(rep["pid"] if rep else "?"))
+            if len(warnings) != 1 or named not in warnings[0] or f"({err})" not in warnings[0]:
+                problems.append(f"{label}: expected one warning naming {named} and {err}, "
+                                f"got {warnings}")
+            if rep:
+                got = data_figures(ctx, [rep])
+                if got != want:
+                    problems.append(f"{label}: the report on stderr differs from the one a "
+                                    f"writable file gets:\n  {got}\n  {want}")
+            if os.listdir(outdir):
+                problems.append(f"{label}: left {os.listdir(outdir)} behind (an incomplete report)")
+    return problems
+
+
+def trace_rlimit_fsize(ctx):
+    """A trace under RLIMIT_FSIZE: growing its file past the limit raises
+    SIGXFSZ, whose default would kill the program; the library blocks it
+    there, so the program ends as it would have, with one warning that the
+    trace is not recorded, the report on stderr and no trace file left."""
+    a = ctx.files["A"]
+    argv = ["cat", a]
+    plain = ctx.plain(argv)
+    traces = ctx.fresh("traces")
+    env = rl.preload_env(ctx.lib, ctx.root, {"SEEKTRACE_TRACE": traces})
+    del env["SEEKTRACE_OUTPUT"]
+    pre = subprocess.run(argv, env=env, cwd=ctx.fresh("cwd"), capture_output=True,
+                         stdin=subprocess.DEVNULL, timeout=30,
+                         preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_FSIZE,
+                                                               (100000, 100000)))
+    warnings = warnings_in(pre.stderr)
+    print(f"{rl.status_text(pre.returncode)}, warnings {warnings}, left {os.listdir(traces)}")
+    problems = []
+    if (pre.returncode, pre.stdout) != (plain.returncode, plain.stdout):
+        problems.append(f"trace_rlimit_fsize: {rl.status_text(pre.returncode)} with seektrace, "
+                        f"{rl.status_text(plain.returncode)} plain (or stdout changed)")
+    if len(warnings) != 1 or "trace" not in warnings[0] or "too large" not in warnings[0]:
+        problems.append(f"trace_rlimit_fsize: expected one warning that the trace file is too "
+                        f"large, got {warnings}")
+    if REPORT_START not in pre.stderr:
+        problems.append(f"trace_rlimit_fsize: no report on stderr: {pre.stderr[:300]!r}")
+    if os.listdir(traces):
+        problems.append(f"trace_rlimit_fsize: left {os.listdir(traces)}")
     return problems
 
 
@@ -1205,6 +1439,13 @@ for m in EXIT_STATUS:
 for m in ("close_range", "closefrom", "dup2_over_std", "dup2_same_site", "handler_stdio",
           "environ", "closedir_reuse", "main_exit"):
     CASES[f"hostile.{m}"] = (lambda m: lambda c: hostile(c, m))(m)
+for m in ("close_range_all", "close_range_unshare", "closefrom_all", "close_loop",
+          "python_closerange"):
+    CASES[f"hostile.{m}"] = (lambda m: lambda c: close_all(c, m))(m)
+CASES["hostile.dup2_onto_unknown"] = dup2_onto_unknown
+CASES["hostile.trace_rlimit_fsize"] = trace_rlimit_fsize
+CASES["procs.vfork_child_stderr"] = vfork_child_stderr
+CASES["config.unwritable_output_closed_stderr"] = unwritable_closed_stderr
 CASES["hostile.replaced_under_buffer"] = replaced_under_buffer
 CASES["hostile.mmap_mode"] = mmap_mode
 for m in ("stderr_closed_reused", "stderr_broken_pipe", "stderr_closed_by_program",
