@@ -5,7 +5,8 @@
  * report against strace. Modes: close_range closefrom dup2_over_std
  * fd_exhaustion rlimit_nofile rlimit_fsize handler_stdio environ
  * stderr_closed_reused stderr_plain stderr_closed_by_program
- * stderr_dup2_by_program stdout_dup2_by_program stdout_raw_dup2_by_program
+ * stderr_dup2_by_program stderr_dup2_inherited stdout_dup2_by_program
+ * stdout_raw_dup2_by_program
  * proc_maps reopen_loop closedir_reuse main_exit no_proc replaced_under_buffer
  * mmap_mode close_range_all close_range_unshare closefrom_all close_loop
  * dup2_onto_unknown. */
@@ -591,6 +592,15 @@ int main(int argc, char **argv)
         close(log);
         fputs("to the log\n", stderr);
         read_file(a, 1000);
+        return 0;
+    }
+    if (strcmp(mode, "stderr_dup2_inherited") == 0) {
+        /* The log comes open on fd 3: putting it on fd 2 is the program's
+         * first call, before any event a trace would record. */
+        if (dup2(3, 2) != 2 || close(3) != 0)
+            return 4;
+        read_file(a, 1000);
+        fputs("to the log\n", stderr);
         return 0;
     }
     if (strcmp(mode, "stdout_dup2_by_program") == 0 ||

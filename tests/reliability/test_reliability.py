@@ -889,6 +889,42 @@ def data_figures(ctx, reports):
 UNWRITABLE_ERRNO = {"ENOENT": "/nonexistent/dir/report.%p.json", "ENOSPC": "/dev/full"}
 
 
+def warning_after_dup2(ctx):
+    """A warning the library gives while the program runs (here: the trace
+    cannot be created, at the first read) goes where the report goes, the
+    stderr the process started with: never into the file the program put
+    on fd 2 before."""
+    a = ctx.files["A"]
+    argv = [ctx.prog("rl_hostile"), "stderr_dup2_inherited", a, a]
+    logs = {}
+    for how in ("plain", "preload"):
+        cwd = ctx.fresh("cwd")
+        log = os.open(os.path.join(cwd, "log.txt"), os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+        env = rl.clean_env() if how == "plain" else rl.preload_env(
+            ctx.lib, cwd, {"SEEKTRACE_TRACE": "/proc/version/traces"})
+        env.pop("SEEKTRACE_OUTPUT", None)
+        try:
+            p = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, timeout=30,
+                               stdin=subprocess.DEVNULL, pass_fds=(log,),
+                               preexec_fn=lambda: os.dup2(log, 3))
+        finally:
+            os.close(log)
+        with open(os.path.join(cwd, "log.txt"), "rb") as f:
+            logs[how] = (p.returncode, p.stdout, f.read())
+        err = p.stderr
+    warnings = warnings_in(err)
+    print(f"logs {logs}; warnings on the original stderr {warnings}")
+    problems = []
+    if logs["plain"] != logs["preload"] or logs["plain"][2] != b"to the log\n":
+        problems.append(f"warning_after_dup2: the program's log or status changed: {logs}")
+    if len(warnings) != 1 or "/proc/version/traces" not in warnings[0]:
+        problems.append(f"warning_after_dup2: expected the trace's warning on the original "
+                        f"stderr, got {warnings}")
+    rep, more = stderr_report("warning_after_dup2", b"".join(
+        ln for ln in err.splitlines(keepends=True) if not ln.startswith(b"seektrace: warning:")))
+    return problems + more
+
+
 def unwritable_closed_stderr(ctx):
     """The report file cannot be written (no such directory, a full device, a
     read-only file system, RLIMIT_FSIZE) and the program closes its stderr
@@ -1444,6 +1480,7 @@ for m in ("close_range_all", "close_range_unshare", "closefrom_all", "close_loop
     CASES[f"hostile.{m}"] = (lambda m: lambda c: close_all(c, m))(m)
 CASES["hostile.dup2_onto_unknown"] = dup2_onto_unknown
 CASES["hostile.trace_rlimit_fsize"] = trace_rlimit_fsize
+CASES["hostile.warning_after_dup2"] = warning_after_dup2
 CASES["procs.vfork_child_stderr"] = vfork_child_stderr
 CASES["config.unwritable_output_closed_stderr"] = unwritable_closed_stderr
 CASES["hostile.replaced_under_buffer"] = replaced_under_buffer
