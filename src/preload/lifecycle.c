@@ -172,24 +172,38 @@ static int saved_fd(const struct start_fd *d)
     return d->known ? __atomic_load_n(&d->saved, __ATOMIC_ACQUIRE) : -1;
 }
 
+/* The report file's descriptor while the report is written into it, plus
+ * one: zero (none) lives in .bss, like err_fd and out_fd. */
+static int held_fd_plus1;
+
+void st_lifecycle_hold_fd(int fd)
+{
+    __atomic_store_n(&held_fd_plus1, fd + 1, __ATOMIC_RELEASE);
+}
+
+static int held_fd(void)
+{
+    return __atomic_load_n(&held_fd_plus1, __ATOMIC_ACQUIRE) - 1;
+}
+
 int st_lifecycle_is_own_fd(int fd)
 {
-    return fd >= 0 && (fd == saved_fd(&err_fd) || fd == saved_fd(&out_fd));
+    return fd >= 0 && (fd == saved_fd(&err_fd) || fd == saved_fd(&out_fd) || fd == held_fd());
 }
 
 int st_lifecycle_own_fds(int out[ST_OWN_FDS_MAX])
 {
     if (!st_lifecycle_is_owner())
         return 0;
-    int a = saved_fd(&err_fd), b = saved_fd(&out_fd);
+    const int all[ST_OWN_FDS_MAX] = {saved_fd(&err_fd), saved_fd(&out_fd), held_fd()};
     int n = 0;
-    if (a >= 0)
-        out[n++] = a;
-    if (b >= 0)
-        out[n++] = b;
-    if (n == 2 && a > b) {
-        out[0] = b;
-        out[1] = a;
+    for (int i = 0; i < ST_OWN_FDS_MAX; i++) {
+        if (all[i] < 0)
+            continue;
+        int j = n++;
+        for (; j > 0 && out[j - 1] > all[i]; j--)
+            out[j] = out[j - 1];
+        out[j] = all[i];
     }
     return n;
 }

@@ -55,12 +55,14 @@ void st_lifecycle_fd_closing(int fd);
 void st_lifecycle_range_closing(unsigned lo, unsigned hi);
 
 /* The library's own descriptors: the duplicates above, which live while the
- * program runs. A close() of one of them is answered with success and
- * leaves it open, and close_range/closefrom close around them
- * (docs/reliability.md, section 5, says what the program sees).
- * st_lifecycle_own_fds fills out with them, ascending, and returns how many
- * (none in a process that does not own the accounts). */
-#define ST_OWN_FDS_MAX 2
+ * program runs, and the report file's while the report is written into it
+ * (st_lifecycle_hold_fd; -1 lets it go). A close() of one of them is
+ * answered with success and leaves it open, and close_range/closefrom
+ * close around them (docs/reliability.md, section 5, says what the program
+ * sees). st_lifecycle_own_fds fills out with them, ascending, and returns
+ * how many (none in a process that does not own the accounts). */
+#define ST_OWN_FDS_MAX 3
+void st_lifecycle_hold_fd(int fd);
 int st_lifecycle_is_own_fd(int fd);
 int st_lifecycle_own_fds(int out[ST_OWN_FDS_MAX]);
 

@@ -159,13 +159,19 @@ int st_output_open(struct st_output *o, long pid)
         if (o->fd < 0 && errno == EEXIST && n == 0)
             o->fd = open_device(o->path);
     }
+    /* Other threads run on while the report is written: one that closes
+     * every descriptor must not close this one (lifecycle.h). */
+    if (o->fd >= 0)
+        st_lifecycle_hold_fd(o->fd);
     return o->fd;
 }
 
 void st_output_close(struct st_output *o)
 {
-    if (st_config.output_fd < 0)
-        syscall(SYS_close, o->fd);
+    if (st_config.output_fd >= 0)
+        return; /* the program's descriptor, or our duplicate of it */
+    st_lifecycle_hold_fd(-1);
+    syscall(SYS_close, o->fd);
 }
 
 /* Emptied first: if the name cannot be removed, no partial report stays

@@ -9,7 +9,7 @@
  * stdout_raw_dup2_by_program
  * proc_maps reopen_loop closedir_reuse main_exit no_proc replaced_under_buffer
  * mmap_mode close_range_all close_range_unshare closefrom_all close_loop
- * dup2_onto_unknown. */
+ * dup2_onto_unknown close_during_report. */
 #define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
@@ -114,6 +114,41 @@ static int close_all(const char *how, const char *a, const char *b)
     if (again != 0 || pread(again, buf, 500, 100) != 500)
         return 7;
     return 0;
+}
+
+static int trigger_fd;
+
+/* Waits for the driver's byte (the report is being written then), closes
+ * every descriptor from 3 up and opens a file on each of the 100 lowest
+ * numbers free then, then says "done" on stdout. */
+static void *close_meanwhile(void *arg)
+{
+    char c;
+    (void)arg;
+    if (read(trigger_fd, &c, 1) != 1 || close_range(3, ~0U, 0) != 0)
+        _exit(9);
+    for (int i = 0; i < 100; i++)
+        if (open("victim.txt", O_WRONLY | O_CREAT | O_APPEND, 0644) < 0)
+            _exit(9);
+    if (write(1, "done\n", 5) != 5)
+        _exit(9);
+    for (;;)
+        pause();
+    return NULL;
+}
+
+/* Another thread closes every descriptor while the report is being written
+ * at exit (B: the number of the descriptor its trigger comes on). */
+static int close_during_report(const char *a, const char *b)
+{
+    read_file(a, 1000);
+    int fd = open(a, O_RDONLY); /* a second record and call site: a longer report */
+    if (fd < 0 || pread(fd, buf, 100, 5000) != 100 || read(fd, buf, 10) != 10)
+        return 4;
+    close(fd);
+    trigger_fd = atoi(b);
+    pthread_t t;
+    return pthread_create(&t, NULL, close_meanwhile, NULL) != 0 ? 4 : 0;
 }
 
 /* After closing fd 2, the program finds numbers it never opened (in
@@ -467,6 +502,8 @@ int main(int argc, char **argv)
         return close_all(mode, a, b);
     if (strcmp(mode, "dup2_onto_unknown") == 0)
         return dup2_onto_unknown(a);
+    if (strcmp(mode, "close_during_report") == 0)
+        return close_during_report(a, b);
     if (strcmp(mode, "dup2_over_std") == 0) {
         int fa = open(a, O_RDONLY);
         if (dup2(fa, 0) != 0)
@@ -595,9 +632,10 @@ int main(int argc, char **argv)
         return 0;
     }
     if (strcmp(mode, "stderr_dup2_inherited") == 0) {
-        /* The log comes open on fd 3: putting it on fd 2 is the program's
-         * first call, before any event a trace would record. */
-        if (dup2(3, 2) != 2 || close(3) != 0)
+        /* The log comes open on descriptor B (a number): putting it on fd 2
+         * is the program's first call, before any event a trace records. */
+        int log = atoi(b);
+        if (dup2(log, 2) != 2 || close(log) != 0)
             return 4;
         read_file(a, 1000);
         fputs("to the log\n", stderr);

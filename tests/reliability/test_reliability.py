@@ -9,6 +9,7 @@ exits 0 (pass), 1 (fail) or 77 (skipped: a tool is missing, or the case
 cannot be tested here). docs/reliability.md says what each case guarantees.
 """
 import argparse
+import fcntl
 import glob
 import json
 import os
@@ -895,7 +896,6 @@ def warning_after_dup2(ctx):
     stderr the process started with: never into the file the program put
     on fd 2 before."""
     a = ctx.files["A"]
-    argv = [ctx.prog("rl_hostile"), "stderr_dup2_inherited", a, a]
     logs = {}
     for how in ("plain", "preload"):
         cwd = ctx.fresh("cwd")
@@ -903,10 +903,10 @@ def warning_after_dup2(ctx):
         env = rl.clean_env() if how == "plain" else rl.preload_env(
             ctx.lib, cwd, {"SEEKTRACE_TRACE": "/proc/version/traces"})
         env.pop("SEEKTRACE_OUTPUT", None)
+        argv = [ctx.prog("rl_hostile"), "stderr_dup2_inherited", a, str(log)]
         try:
             p = subprocess.run(argv, env=env, cwd=cwd, capture_output=True, timeout=30,
-                               stdin=subprocess.DEVNULL, pass_fds=(log,),
-                               preexec_fn=lambda: os.dup2(log, 3))
+                               stdin=subprocess.DEVNULL, pass_fds=(log,))
         finally:
             os.close(log)
         with open(os.path.join(cwd, "log.txt"), "rb") as f:
@@ -1376,6 +1376,66 @@ class FifoReader:
         return self.data
 
 
+def close_during_report(ctx):
+    """Another thread closes every descriptor from 3 up and opens a file on
+    each of the 100 lowest numbers while the report is being written at
+    exit, to a FIFO whose reader holds the writer there (a 4 KiB pipe, a
+    report of more than one 8 KiB write): the report file's descriptor is
+    the library's own while it is written, so the whole report reaches the
+    FIFO and none of it the thread's file."""
+    a = ctx.files["A"]
+    fifo = os.path.join(ctx.fresh("fifo"), "reports")
+    os.mkfifo(fifo, 0o600)
+    r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+    w = os.open(fifo, os.O_WRONLY)  # reads wait for data instead of ending
+    os.set_blocking(r, True)
+    fcntl.fcntl(r, fcntl.F_SETPIPE_SZ, 4096)
+    trig_r, trig_w = os.pipe()
+    cwd = ctx.fresh("cwd")
+    # Sixteen frames a call site: a report of two writes or more.
+    env = rl.preload_env(ctx.lib, cwd, {"SEEKTRACE_OUTPUT": fifo, "SEEKTRACE_STACK": "16"})
+    p = subprocess.Popen([ctx.prog("rl_hostile"), "close_during_report", a, str(trig_r)],
+                         env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, pass_fds=(trig_r,))
+    os.close(trig_r)
+    try:
+        data = os.read(r, 4096)  # the report has begun; its writer waits
+        os.write(trig_w, b"x")
+        done = p.stdout.readline()  # the thread has closed and opened
+        os.close(w)
+        while chunk := os.read(r, 65536):
+            data += chunk
+        p.wait(30)
+        err = p.stderr.read()
+    finally:
+        os.close(r)
+        os.close(trig_w)
+        if p.poll() is None:
+            p.kill()
+    with open(os.path.join(cwd, "victim.txt"), "rb") as f:
+        victim = f.read()
+    print(f"{rl.status_text(p.returncode)}, thread said {done!r}; {len(data)} bytes in the FIFO, "
+          f"{len(victim)} in the thread's file, stderr {err[:200]!r}")
+    problems = []
+    if p.returncode != 0 or done != b"done\n" or err:
+        problems.append(f"close_during_report: {rl.status_text(p.returncode)}, {done!r}, "
+                        f"stderr {err[:300]!r}")
+    if len(data) + len(victim) <= 8192:
+        problems.append(f"close_during_report: a report of {len(data) + len(victim)} bytes is "
+                        "written in one write(2), before the thread acts: nothing tested")
+    if victim:
+        problems.append(f"close_during_report: {len(victim)} bytes of the report went into the "
+                        f"file the thread opened: {victim[:100]!r}")
+    try:
+        rep = json.loads(data)
+        if not any(f["path"] == a for f in rep["files"]):
+            problems.append("close_during_report: the report in the FIFO lacks A")
+    except ValueError:
+        problems.append(f"close_during_report: the FIFO holds {len(data)} bytes, not one whole "
+                        f"report: {data[-100:]!r}")
+    return problems
+
+
 def output_fifo(ctx):
     """A FIFO of the user's is written to (it is how one streams reports to
     a collector); with nobody reading it the exit does not hang (one
@@ -1481,6 +1541,7 @@ for m in ("close_range_all", "close_range_unshare", "closefrom_all", "close_loop
 CASES["hostile.dup2_onto_unknown"] = dup2_onto_unknown
 CASES["hostile.trace_rlimit_fsize"] = trace_rlimit_fsize
 CASES["hostile.warning_after_dup2"] = warning_after_dup2
+CASES["hostile.close_during_report"] = close_during_report
 CASES["procs.vfork_child_stderr"] = vfork_child_stderr
 CASES["config.unwritable_output_closed_stderr"] = unwritable_closed_stderr
 CASES["hostile.replaced_under_buffer"] = replaced_under_buffer
