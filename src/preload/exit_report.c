@@ -272,7 +272,7 @@ void st_report_at_exit(void)
     if (build(&r) == 0) {
         st_trace_finish(&r); /* the trace's footer: these same accounts */
         if (!st_config.output || emit_to_output(&r) != 0) {
-            int err_fd = st_lifecycle_report_fd(); /* stderr, if still safe to write */
+            int err_fd = st_lifecycle_report_fd_kept(); /* stderr, if still safe to write */
             if (err_fd >= 0)
                 emit(&r, err_fd);
         }

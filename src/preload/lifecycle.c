@@ -172,6 +172,12 @@ static int saved_fd(const struct start_fd *d)
     return d->known ? __atomic_load_n(&d->saved, __ATOMIC_ACQUIRE) : -1;
 }
 
+int st_lifecycle_report_fd_kept(void)
+{
+    keep(&err_fd);
+    return st_lifecycle_report_fd();
+}
+
 /* The report file's descriptor while the report is written into it, plus
  * one: zero (none) lives in .bss, like err_fd and out_fd. */
 static int held_fd_plus1;

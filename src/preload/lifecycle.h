@@ -38,6 +38,12 @@ void st_lifecycle_child(void);
  * itself. Before st_lifecycle_init: 2. */
 int st_lifecycle_report_fd(void);
 
+/* The same, at exit, for the report itself: through the duplicate, made
+ * now if the program has not closed fd 2, so that another thread of the
+ * program closing fd 2 while the report is written cannot take it away, nor
+ * put a file of its own under the number (one fcntl more at exit). */
+int st_lifecycle_report_fd_kept(void);
+
 /* The same for the descriptor SEEKTRACE_OUTPUT names (/dev/stdout,
  * /dev/fd/N: output.h): the file it was at start-up, or -1. */
 int st_lifecycle_output_fd(void);

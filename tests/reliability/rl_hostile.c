@@ -116,16 +116,16 @@ static int close_all(const char *how, const char *a, const char *b)
     return 0;
 }
 
-static int trigger_fd;
+static int trigger_fd, close_from;
 
 /* Waits for the driver's byte (the report is being written then), closes
- * every descriptor from 3 up and opens a file on each of the 100 lowest
- * numbers free then, then says "done" on stdout. */
+ * every descriptor from close_from up and opens a file on each of the 100
+ * lowest numbers free then, then says "done" on stdout. */
 static void *close_meanwhile(void *arg)
 {
     char c;
     (void)arg;
-    if (read(trigger_fd, &c, 1) != 1 || close_range(3, ~0U, 0) != 0)
+    if (read(trigger_fd, &c, 1) != 1 || close_range((unsigned)close_from, ~0U, 0) != 0)
         _exit(9);
     for (int i = 0; i < 100; i++)
         if (open("victim.txt", O_WRONLY | O_CREAT | O_APPEND, 0644) < 0)
@@ -137,9 +137,10 @@ static void *close_meanwhile(void *arg)
     return NULL;
 }
 
-/* Another thread closes every descriptor while the report is being written
- * at exit (B: the number of the descriptor its trigger comes on). */
-static int close_during_report(const char *a, const char *b)
+/* Another thread closes every descriptor from C (2 or 3) up while the
+ * report is being written at exit (B: the number of the descriptor its
+ * trigger comes on). */
+static int close_during_report(const char *a, const char *b, const char *c)
 {
     read_file(a, 1000);
     int fd = open(a, O_RDONLY); /* a second record and call site: a longer report */
@@ -147,6 +148,7 @@ static int close_during_report(const char *a, const char *b)
         return 4;
     close(fd);
     trigger_fd = atoi(b);
+    close_from = atoi(c);
     pthread_t t;
     return pthread_create(&t, NULL, close_meanwhile, NULL) != 0 ? 4 : 0;
 }
@@ -503,7 +505,7 @@ int main(int argc, char **argv)
     if (strcmp(mode, "dup2_onto_unknown") == 0)
         return dup2_onto_unknown(a);
     if (strcmp(mode, "close_during_report") == 0)
-        return close_during_report(a, b);
+        return close_during_report(a, b, c);
     if (strcmp(mode, "dup2_over_std") == 0) {
         int fa = open(a, O_RDONLY);
         if (dup2(fa, 0) != 0)

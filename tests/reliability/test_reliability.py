@@ -1377,62 +1377,86 @@ class FifoReader:
 
 
 def close_during_report(ctx):
-    """Another thread closes every descriptor from 3 up and opens a file on
-    each of the 100 lowest numbers while the report is being written at
-    exit, to a FIFO whose reader holds the writer there (a 4 KiB pipe, a
-    report of more than one 8 KiB write): the report file's descriptor is
-    the library's own while it is written, so the whole report reaches the
-    FIFO and none of it the thread's file."""
+    """Another thread closes every descriptor from 3 up (from 2 up, when the
+    report goes to stderr) and opens a file on each of the 100 lowest
+    numbers while the report is being written at exit, to a FIFO (or the
+    stderr pipe) whose reader holds the writer there (a 4 KiB pipe, a report
+    of more than one 8 KiB write): the descriptor the report is written to
+    is the library's own while it is written, so the whole report reaches
+    its reader and none of it the thread's file."""
+    problems = []
+    for where in ("fifo", "stderr"):
+        problems += report_while_closing(ctx, where)
+    return problems
+
+
+def report_while_closing(ctx, where):
     a = ctx.files["A"]
-    fifo = os.path.join(ctx.fresh("fifo"), "reports")
-    os.mkfifo(fifo, 0o600)
-    r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
-    w = os.open(fifo, os.O_WRONLY)  # reads wait for data instead of ending
-    os.set_blocking(r, True)
+    label = f"close_during_report ({where})"
+    extra = {"SEEKTRACE_STACK": "16"}  # sixteen frames a site: a report of two writes or more
+    if where == "fifo":
+        fifo = os.path.join(ctx.fresh("fifo"), "reports")
+        os.mkfifo(fifo, 0o600)
+        extra["SEEKTRACE_OUTPUT"] = fifo
+        r = os.open(fifo, os.O_RDONLY | os.O_NONBLOCK)
+        w = os.open(fifo, os.O_WRONLY)  # reads wait for data instead of ending
+        os.set_blocking(r, True)
+    else:
+        r, w = os.pipe()  # w: the program's stderr
     fcntl.fcntl(r, fcntl.F_SETPIPE_SZ, 4096)
     trig_r, trig_w = os.pipe()
     cwd = ctx.fresh("cwd")
-    # Sixteen frames a call site: a report of two writes or more.
-    env = rl.preload_env(ctx.lib, cwd, {"SEEKTRACE_OUTPUT": fifo, "SEEKTRACE_STACK": "16"})
-    p = subprocess.Popen([ctx.prog("rl_hostile"), "close_during_report", a, str(trig_r)],
-                         env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, pass_fds=(trig_r,))
+    env = rl.preload_env(ctx.lib, cwd, extra)
+    if where == "stderr":
+        del env["SEEKTRACE_OUTPUT"]
+    argv = [ctx.prog("rl_hostile"), "close_during_report", a, str(trig_r),
+            "3" if where == "fifo" else "2"]
+    p = subprocess.Popen(argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE if where == "fifo" else w, pass_fds=(trig_r,))
     os.close(trig_r)
     try:
-        data = os.read(r, 4096)  # the report has begun; its writer waits
+        # The report has begun and its writer waits in its first write(2):
+        # one byte read frees no room in the pipe's one page.
+        data = os.read(r, 1)
         os.write(trig_w, b"x")
         done = p.stdout.readline()  # the thread has closed and opened
         os.close(w)
+        w = None
         while chunk := os.read(r, 65536):
             data += chunk
         p.wait(30)
-        err = p.stderr.read()
+        err = p.stderr.read() if where == "fifo" else b""
     finally:
-        os.close(r)
-        os.close(trig_w)
+        for fd in (trig_w, r, w):
+            if fd is not None:
+                os.close(fd)
         if p.poll() is None:
             p.kill()
+        p.stdout.close()
+        if p.stderr:
+            p.stderr.close()
     with open(os.path.join(cwd, "victim.txt"), "rb") as f:
         victim = f.read()
-    print(f"{rl.status_text(p.returncode)}, thread said {done!r}; {len(data)} bytes in the FIFO, "
-          f"{len(victim)} in the thread's file, stderr {err[:200]!r}")
+    print(f"{label}: {rl.status_text(p.returncode)}, thread said {done!r}; {len(data)} bytes "
+          f"reached the reader, {len(victim)} the thread's file, stderr {err[:200]!r}")
     problems = []
     if p.returncode != 0 or done != b"done\n" or err:
-        problems.append(f"close_during_report: {rl.status_text(p.returncode)}, {done!r}, "
+        problems.append(f"{label}: {rl.status_text(p.returncode)}, {done!r}, "
                         f"stderr {err[:300]!r}")
     if len(data) + len(victim) <= 8192:
-        problems.append(f"close_during_report: a report of {len(data) + len(victim)} bytes is "
-                        "written in one write(2), before the thread acts: nothing tested")
+        problems.append(f"{label}: a report of {len(data) + len(victim)} bytes is written in "
+                        "one write(2), before the thread acts: nothing tested")
     if victim:
-        problems.append(f"close_during_report: {len(victim)} bytes of the report went into the "
-                        f"file the thread opened: {victim[:100]!r}")
+        problems.append(f"{label}: {len(victim)} bytes of the report went into the file the "
+                        f"thread opened: {victim[:100]!r}")
     try:
         rep = json.loads(data)
         if not any(f["path"] == a for f in rep["files"]):
-            problems.append("close_during_report: the report in the FIFO lacks A")
+            problems.append(f"{label}: the report lacks A")
     except ValueError:
-        problems.append(f"close_during_report: the FIFO holds {len(data)} bytes, not one whole "
-                        f"report: {data[-100:]!r}")
+        problems.append(f"{label}: the reader got {len(data)} bytes, not one whole report: "
+                        f"{data[-100:]!r}")
     return problems
 
 
@@ -1509,8 +1533,14 @@ CASES = {
     "hostile.malloc_reads": malloc_reads,
     "hostile.malloc_in_handler": malloc_in_handler,
     "hostile.errno": errno_case,
+    "hostile.dup2_onto_unknown": dup2_onto_unknown,
+    "hostile.trace_rlimit_fsize": trace_rlimit_fsize,
+    "hostile.warning_after_dup2": warning_after_dup2,
+    "hostile.close_during_report": close_during_report,
+    "procs.vfork_child_stderr": vfork_child_stderr,
     "config.malformed": config_malformed,
     "config.unwritable_output": config_unwritable,
+    "config.unwritable_output_closed_stderr": unwritable_closed_stderr,
     "security.symlink": security_symlink,
     "security.existing_report": security_existing,
     "security.mode": security_mode,
@@ -1538,12 +1568,6 @@ for m in ("close_range", "closefrom", "dup2_over_std", "dup2_same_site", "handle
 for m in ("close_range_all", "close_range_unshare", "closefrom_all", "close_loop",
           "python_closerange"):
     CASES[f"hostile.{m}"] = (lambda m: lambda c: close_all(c, m))(m)
-CASES["hostile.dup2_onto_unknown"] = dup2_onto_unknown
-CASES["hostile.trace_rlimit_fsize"] = trace_rlimit_fsize
-CASES["hostile.warning_after_dup2"] = warning_after_dup2
-CASES["hostile.close_during_report"] = close_during_report
-CASES["procs.vfork_child_stderr"] = vfork_child_stderr
-CASES["config.unwritable_output_closed_stderr"] = unwritable_closed_stderr
 CASES["hostile.replaced_under_buffer"] = replaced_under_buffer
 CASES["hostile.mmap_mode"] = mmap_mode
 for m in ("stderr_closed_reused", "stderr_broken_pipe", "stderr_closed_by_program",
