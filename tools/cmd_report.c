@@ -13,6 +13,7 @@
 
 #include "report_cli.h"
 #include "tool.h"
+#include "trace_codec.h"
 #include "units.h"
 
 static const char usage[] =
@@ -65,17 +66,25 @@ static void note_status(const struct process *p)
 {
     if (p->kind != SOURCE_TRACE || strcmp(p->status, "complete") == 0)
         return;
-    if (strcmp(p->status, "partial") == 0)
+    /* Traces before format 3.1 say no reason: theirs was the cap, or an
+     * unsaid full disk. */
+    const char *why = st_trace_stop_text(p->stop_reason);
+    const char *until = "the figures cover everything it recorded until then";
+    if (strcmp(p->status, "partial") == 0 && why)
+        tool_warn("note: %s is partial: pid %ld could not finish its trace because %s; %s",
+                  p->source, p->report.pid, why, until);
+    else if (strcmp(p->status, "partial") == 0)
         tool_warn("note: %s is partial: pid %ld never finished its trace (killed, crashed, or "
-                  "still running); the figures cover everything it recorded until then",
-                  p->source, p->report.pid);
+                  "still running); %s",
+                  p->source, p->report.pid, until);
     else
-        tool_warn("note: %s is truncated: pid %ld reached the trace size cap and %" PRIu64
-                  " events were not recorded%s",
-                  p->source, p->report.pid, p->events_lost,
-                  p->footer_mem ? "; the accounts are complete (from the footer), the event "
+        tool_warn("note: %s is truncated: pid %ld %s%s and %" PRIu64
+                  " events were not recorded; %s",
+                  p->source, p->report.pid, why ? "stopped recording because " : "",
+                  why ? why : "reached the trace size cap", p->events_lost,
+                  p->footer_mem ? "the accounts are complete (from the footer), the event "
                                   "timeline stops early"
-                                : "");
+                                : until);
 }
 
 /* A rendered seektrace.report/1 object with a "trace" member added when the
@@ -88,7 +97,11 @@ static void write_json_object(const struct process *p, const char *json, size_t 
         out_printf(",\"trace\":{\"status\":\"%s\",\"source\":", p->status);
         fflush(stdout);
         json_str(stdout, p->source);
-        out_printf(",\"events_lost\":%" PRIu64 "}}\n", p->events_lost);
+        out_printf(",\"events_lost\":%" PRIu64, p->events_lost);
+        const char *stopped = st_trace_stop_name(p->stop_reason);
+        if (stopped)
+            out_printf(",\"stopped\":\"%s\"", stopped);
+        out_printf("}}\n");
     } else {
         out_write(json, len);
     }

@@ -243,6 +243,7 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
     p.status = st_trace_status(in);
     p.start_realtime_ns = in->start_realtime_ns;
     p.events_lost = in->events_lost;
+    p.stop_reason = in->stop_reason;
     p.exe = in->exe ? strdup(in->exe) : NULL;
     int rc = 0;
     if (!o->from_events)

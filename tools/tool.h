@@ -65,6 +65,7 @@ struct process {
     struct st_report report;
     uint64_t start_realtime_ns; /* 0 for JSON reports */
     uint64_t events_lost;
+    uint32_t stop_reason;       /* ST_TRACE_STOP_* (a trace's) */
     char *exe;
     /* owned */
     void *footer_mem;

@@ -40,12 +40,15 @@
  *     complete   state == ST_TRACE_STATE_FINISHED and a valid footer: the
  *                footer holds the final accounts, exactly what the report
  *                at exit printed.
- *     truncated  ST_TRACE_LIVE_TRUNCATED: the size cap (SEEKTRACE_TRACE_MAX)
- *                was reached; events after that point were counted in
- *                events_lost but not recorded. The footer (if any) still
- *                holds the full accounts.
+ *     truncated  ST_TRACE_LIVE_TRUNCATED: recording stopped early; events
+ *                after that point were counted in events_lost but not
+ *                recorded. stop_reason says why (since 3.1; 0 in older
+ *                traces, which stopped only at the size cap or, unsaid, a
+ *                full disk). The footer (if any) still holds the full
+ *                accounts.
  *     partial    state == ST_TRACE_STATE_RECORDING: the process never
- *                finished the trace (killed, crashed, exec'd). Every event
+ *                finished the trace (killed, crashed, exec'd; or the footer
+ *                found no room, and stop_reason says why). Every event
  *                committed before that is readable; accounts are rebuilt
  *                from the events.
  *
@@ -66,7 +69,7 @@
 #define ST_TRACE_MAGIC_LEN 8
 #define ST_TRACE_ENDIAN 0x01020304u
 #define ST_TRACE_VERSION_MAJOR 3 /* 3 added CALL's F2, 2 OP events; 1 and 2 are still read */
-#define ST_TRACE_VERSION_MINOR 0
+#define ST_TRACE_VERSION_MINOR 1 /* 1 added stop_reason */
 #define ST_TRACE_FIXED_HEADER 256u
 #define ST_TRACE_SUFFIX ".sktrace"
 
@@ -81,6 +84,16 @@
 #define ST_TRACE_LIVE_TRUNCATED 0x1u /* the size cap was reached */
 #define ST_TRACE_LIVE_LOST 0x2u      /* some events could not be recorded */
 
+/* stop_reason: why the file stopped taking events (or, with no footer, its
+ * footer); the first reason is kept. */
+#define ST_TRACE_STOP_NONE 0
+#define ST_TRACE_STOP_CAP 1             /* the size cap (SEEKTRACE_TRACE_MAX) */
+#define ST_TRACE_STOP_NO_SPACE 2        /* the file system was full (ENOSPC, EDQUOT) */
+#define ST_TRACE_STOP_FILE_SIZE_LIMIT 3 /* the process's file size limit (EFBIG) */
+#define ST_TRACE_STOP_NO_MEMORY 4       /* no address space to map the file (ENOMEM) */
+#define ST_TRACE_STOP_FILE_GONE 5       /* the file was removed or replaced */
+#define ST_TRACE_STOP_IO_ERROR 6        /* any other error growing or mapping it */
+
 /* flags (fixed at creation) */
 #define ST_TRACE_FLAG_INFERRED 0x1u /* capture "inferred": stdio syscalls unseen */
 
@@ -94,15 +107,17 @@ struct st_trace_header {
     uint32_t info_size;     /* bytes of info records at offset 256 */
     uint32_t clock;         /* ST_TRACE_CLOCK_* */
     uint32_t flags;         /* ST_TRACE_FLAG_* */
-    uint32_t reserved0;
+    uint32_t stop_reason;   /* ST_TRACE_STOP_*, set while running (3.1;
+                             * 0 before) */
     int64_t pid, ppid;
     uint64_t start_realtime_ns; /* CLOCK_REALTIME at creation, for people */
     uint64_t start_ns;          /* the event clock at creation */
     uint64_t cap_bytes;         /* size cap for event chunks */
 
-    /* Updated while the process runs (the file is mapped). Byte offsets
-     * in the header: state 80, live_flags 84, chunks 88, events_lost 96,
-     * footer_offset 104, footer_size 112, end_ns 120. */
+    /* Updated while the process runs (the file is mapped), with
+     * stop_reason. Byte offsets in the header: stop_reason 36, state 80,
+     * live_flags 84, chunks 88, events_lost 96, footer_offset 104,
+     * footer_size 112, end_ns 120. */
     uint32_t state;        /* ST_TRACE_STATE_* */
     uint32_t live_flags;   /* ST_TRACE_LIVE_* */
     uint64_t chunks;       /* chunk slots handed out so far (the footer's

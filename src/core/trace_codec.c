@@ -17,6 +17,37 @@ static void crc_init(void)
     __atomic_store_n(&crc_ready, 1, __ATOMIC_RELEASE);
 }
 
+static const struct {
+    const char *name, *text;
+} stop_reasons[] = {
+    [ST_TRACE_STOP_CAP] = {"cap", "it reached the trace size cap (SEEKTRACE_TRACE_MAX)"},
+    [ST_TRACE_STOP_NO_SPACE] = {"no_space", "the disk was full (ENOSPC, or EDQUOT: over quota)"},
+    [ST_TRACE_STOP_FILE_SIZE_LIMIT] = {"file_size_limit",
+                                       "the process's file size limit was reached (EFBIG)"},
+    [ST_TRACE_STOP_NO_MEMORY] = {"no_memory", "there was no address space left to map the "
+                                              "trace file (ENOMEM)"},
+    [ST_TRACE_STOP_FILE_GONE] = {"file_gone", "the trace file was removed or replaced"},
+    [ST_TRACE_STOP_IO_ERROR] = {"io_error", "the trace file could not be grown or mapped"},
+};
+
+const char *st_trace_stop_text(uint32_t reason)
+{
+    if (reason == ST_TRACE_STOP_NONE)
+        return NULL;
+    if (reason >= sizeof stop_reasons / sizeof stop_reasons[0])
+        return "of a reason this seektrace does not know";
+    return stop_reasons[reason].text;
+}
+
+const char *st_trace_stop_name(uint32_t reason)
+{
+    if (reason == ST_TRACE_STOP_NONE)
+        return NULL;
+    if (reason >= sizeof stop_reasons / sizeof stop_reasons[0])
+        return "unknown";
+    return stop_reasons[reason].name;
+}
+
 uint32_t st_crc32(uint32_t crc, const void *data, size_t len)
 {
     /* Building the table twice concurrently writes the same values. */

@@ -63,6 +63,14 @@ static inline int st_get_u(const uint8_t **p, const uint8_t *end, uint64_t *out)
     return -1;
 }
 
+/* Why a trace stopped early (ST_TRACE_STOP_*, trace_format.h): words that
+ * finish "stopped recording because ..." ("the file system was full
+ * (ENOSPC)"), and a name for JSON ("no_space"). NULL for
+ * ST_TRACE_STOP_NONE; a value this build does not know has words and name
+ * of its own. */
+const char *st_trace_stop_text(uint32_t reason);
+const char *st_trace_stop_name(uint32_t reason);
+
 /* zlib's CRC-32 (poly 0xEDB88320), continued from crc (0 to start). */
 uint32_t st_crc32(uint32_t crc, const void *data, size_t len);
 

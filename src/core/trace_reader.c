@@ -350,6 +350,7 @@ struct st_trace_reader *st_trace_open_fd(int fd, const char *path, char err[ST_T
     in->events_lost = h.events_lost;
     in->truncated = (h.live_flags & ST_TRACE_LIVE_TRUNCATED) != 0;
     in->lost = (h.live_flags & ST_TRACE_LIVE_LOST) != 0;
+    in->stop_reason = h.stop_reason;
     if (h.info_size) {
         uint8_t *info = malloc(h.info_size);
         if (!info || read_at(r->fd, info, h.info_size, ST_TRACE_FIXED_HEADER) != 0) {

@@ -31,7 +31,8 @@ struct st_trace_info {
     uint64_t cap_bytes;
     uint64_t events_lost;
     int finished;         /* state FINISHED and a footer */
-    int truncated;        /* the size cap was reached */
+    int truncated;        /* recording stopped early (stop_reason: why) */
+    uint32_t stop_reason; /* ST_TRACE_STOP_*: 0 before format 3.1 */
     int lost;             /* events were counted but not recorded */
     uint64_t footer_offset, footer_size;
     int argc;

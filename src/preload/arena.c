@@ -6,7 +6,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define CHUNK (1u << 20)
+/* Chunks start small and double with what is mapped so far, up to
+ * MAX_CHUNK: a program that keeps a few records costs 64 KiB of address
+ * space, not a megabyte (`ulimit -v` counts every mapped byte, touched or
+ * not), and one that keeps many maps a chunk per megabyte, as before. */
+#define FIRST_CHUNK (64u << 10)
+#define MAX_CHUNK (1u << 20)
 
 /* Past BIG_AFTER bytes the program keeps many records (tens of thousands of
  * files), and every page we touch first costs a fault: 13-38 µs under some
@@ -42,13 +47,25 @@ static void *map_huge(size_t size)
     return a;
 }
 
+/* The size of the next chunk to share, for `so_far` bytes mapped. */
+static size_t shared_chunk_size(size_t so_far)
+{
+    if (so_far >= BIG_AFTER)
+        return 2 * HUGE_PAGE;
+    size_t size = FIRST_CHUNK;
+    while (size < so_far && size < MAX_CHUNK)
+        size *= 2;
+    return size;
+}
+
 /* A chunk to share, or (own) one that holds just a block of `want` bytes. */
 static struct chunk *new_chunk(size_t want, int own)
 {
-    int big = __atomic_load_n(&mapped, __ATOMIC_RELAXED) >= BIG_AFTER;
+    size_t so_far = __atomic_load_n(&mapped, __ATOMIC_RELAXED);
+    int big = so_far >= BIG_AFTER;
     size_t unit = big ? HUGE_PAGE : 4096;
     size_t size = own ? (want + sizeof(struct chunk) + 64 + unit - 1) & ~(unit - 1)
-                      : big ? 2 * HUGE_PAGE : CHUNK;
+                      : shared_chunk_size(so_far);
     void *p = big ? map_huge(size)
                   : mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED)
@@ -77,7 +94,8 @@ void *st_alloc(size_t size)
         /* Full (or none yet): map another. Losing the race to install it
          * only wastes the mapping; the winner's chunk is used. errno is the
          * program's: a failed mmap must not change it under a hook. */
-        int own = size > CHUNK / 2; /* a big block gets a chunk of its own */
+        /* A block bigger than half the next chunk gets a chunk of its own. */
+        int own = size > shared_chunk_size(__atomic_load_n(&mapped, __ATOMIC_RELAXED)) / 2;
         int e = errno;
         struct chunk *n = new_chunk(size, own);
         errno = e;

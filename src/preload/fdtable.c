@@ -1,44 +1,45 @@
 /* fdtable.c — see fdtable.h. */
 #include "fdtable.h"
 
-#include <sys/mman.h>
-
 #include "arena.h"
 #include "files.h"
 #include "staleness.h"
 
-struct st_fd **st_fd_table;
+struct st_fd **st_fd_pages[ST_MAX_FDS >> ST_FD_PAGE_SHIFT];
 
-static struct st_fd **slots(void)
+/* fd's slot, its page made if need be; NULL for fds we cannot track. Two
+ * threads making one page: the loser's stays unused in the arena. */
+static struct st_fd **slot(int fd)
 {
-    struct st_fd **t = __atomic_load_n(&st_fd_table, __ATOMIC_ACQUIRE);
-    if (t)
-        return t;
-    void *p = mmap(NULL, ST_MAX_FDS * sizeof(struct st_fd *), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED)
+    if (fd < 0 || fd >= ST_MAX_FDS)
         return NULL;
-    struct st_fd **expected = NULL;
-    if (!__atomic_compare_exchange_n(&st_fd_table, &expected, p, 0, __ATOMIC_ACQ_REL,
-                                     __ATOMIC_ACQUIRE)) {
-        munmap(p, ST_MAX_FDS * sizeof(struct st_fd *));
-        return expected;
+    struct st_fd ***at = &st_fd_pages[fd >> ST_FD_PAGE_SHIFT];
+    struct st_fd **page = __atomic_load_n(at, __ATOMIC_ACQUIRE);
+    if (!page) {
+        struct st_fd **fresh = st_alloc(ST_FD_PAGE * sizeof *fresh);
+        if (!fresh)
+            return NULL;
+        page = fresh;
+        struct st_fd **expected = NULL;
+        if (!__atomic_compare_exchange_n(at, &expected, fresh, 0, __ATOMIC_ACQ_REL,
+                                         __ATOMIC_ACQUIRE))
+            page = expected;
     }
-    return p;
+    return &page[fd & (ST_FD_PAGE - 1)];
 }
 
 /* Entries are immutable once published; a change publishes a new one. */
 static void publish(int fd, struct st_file *file, struct st_desc *desc)
 {
-    struct st_fd **t = slots();
-    if (!t || fd < 0 || fd >= ST_MAX_FDS)
+    struct st_fd **at = slot(fd);
+    if (!at)
         return;
     struct st_fd *e = NULL;
     if (file && (e = st_alloc(sizeof *e)) != NULL) {
         e->file = file;
         e->desc = desc;
     }
-    __atomic_store_n(&t[fd], e, __ATOMIC_RELEASE);
+    __atomic_store_n(at, e, __ATOMIC_RELEASE);
     st_staleness_fds_changed(); /* what a thread learnt from the table may be stale */
 }
 
@@ -84,15 +85,15 @@ void st_fd_closed(int fd)
 
 const struct st_fd *st_fd_get_slow(int fd)
 {
-    struct st_fd **t = slots();
-    if (!t || fd < 0 || fd >= ST_MAX_FDS)
+    struct st_fd **at = slot(fd);
+    if (!at)
         return NULL;
-    struct st_fd *e = __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE);
+    struct st_fd *e = __atomic_load_n(at, __ATOMIC_ACQUIRE);
     if (e)
         return e;
     struct st_desc *d = new_desc(-1);
     if (!d)
         return NULL;
     publish(fd, st_file_of_fd(fd, NULL), d);
-    return __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE);
+    return __atomic_load_n(at, __ATOMIC_ACQUIRE);
 }

@@ -21,11 +21,17 @@ struct st_fd {
     struct st_desc *desc;
 };
 
-/* Reserved, not committed: only the pages of fds in use cost memory. */
+/* Descriptors up to the kernel's highest (fs.nr_open's default), in pages
+ * of ST_FD_PAGE entries from the arena, each made when a descriptor in it is
+ * first named: a program whose descriptors stay below 1024 costs one 8 KiB
+ * page, not the whole range's address space (which `ulimit -v` counts). */
 #define ST_MAX_FDS (1 << 20)
+#define ST_FD_PAGE_SHIFT 10
+#define ST_FD_PAGE (1 << ST_FD_PAGE_SHIFT)
 
-/* The table itself, indexed by fd (NULL until first used). */
-extern struct st_fd **st_fd_table;
+/* The table itself: page fd >> ST_FD_PAGE_SHIFT, entry fd & (ST_FD_PAGE - 1)
+ * (NULL until first used). */
+extern struct st_fd **st_fd_pages[ST_MAX_FDS >> ST_FD_PAGE_SHIFT];
 
 /* fd was just opened on a new description at offset 0; name: what the
  * program called the file, or NULL (st_file_of_fd). */
@@ -44,9 +50,13 @@ const struct st_fd *st_fd_get_slow(int fd);
  * locks, so a signal handler may ask (record.h). */
 static inline const struct st_fd *st_fd_peek(int fd)
 {
-    struct st_fd **t = __atomic_load_n(&st_fd_table, __ATOMIC_ACQUIRE);
-    return __builtin_expect(t && (unsigned)fd < ST_MAX_FDS, 1) ? __atomic_load_n(&t[fd], __ATOMIC_ACQUIRE)
-                                                                : NULL;
+    if (__builtin_expect((unsigned)fd >= ST_MAX_FDS, 0))
+        return NULL;
+    struct st_fd **page =
+        __atomic_load_n(&st_fd_pages[(unsigned)fd >> ST_FD_PAGE_SHIFT], __ATOMIC_ACQUIRE);
+    return __builtin_expect(page != NULL, 1)
+               ? __atomic_load_n(&page[(unsigned)fd & (ST_FD_PAGE - 1)], __ATOMIC_ACQUIRE)
+               : NULL;
 }
 
 static inline const struct st_fd *st_fd_get(int fd)

@@ -2,10 +2,14 @@
  * include/seektrace/trace_format.h.
  *
  * Shape of the writer:
- *   - one shared, writable mapping of the whole file (header + cap), made
- *     when the first event comes; the file itself grows in steps
- *     (fallocate, so a full disk is an error here rather than a SIGBUS in
- *     the program later);
+ *   - shared, writable mappings of the file: its header for the trace's
+ *     life, and its chunks a window (WINDOW_MIN or more) at a time, mapped
+ *     when the window's first chunk is handed out and unmapped once every
+ *     chunk in it has been left for another: what the process holds
+ *     mapped is what it is writing, never the cap (`ulimit -v` counts
+ *     every mapped byte). The file grows with the windows (fallocate, so a
+ *     full disk is an error here rather than a SIGBUS in the program
+ *     later), and why it could not is kept in the header (stop_reason);
  *   - each thread owns a chunk at a time and appends events to it, then
  *     stores the chunk's `used` count: that store is the commit;
  *   - targets (streams, files) and sites get small ids from lock-free
@@ -53,12 +57,15 @@
 _Static_assert(sizeof(struct st_trace_header) == ST_TRACE_FIXED_HEADER, "header layout");
 _Static_assert(sizeof(struct st_trace_chunk) == ST_TRACE_CHUNK_HEADER, "chunk header layout");
 _Static_assert(ST_CALL_COUNT < 255, "call kinds fit a byte");
+_Static_assert(offsetof(struct st_trace_header, stop_reason) == 36, "stop_reason at byte 36");
 
 #define CHUNK_SIZE (16u << 10)
 #define CHUNK_DATA (CHUNK_SIZE - ST_TRACE_CHUNK_HEADER)
-#define FIRST_GROWTH (16ull * CHUNK_SIZE)
-#define MAX_GROWTH (64ull << 20)
-#define FOOTER_RESERVE (16ull << 20)
+/* A window is at least WINDOW_MIN, and no more than MAX_WINDOWS cover the
+ * cap: a few syscalls per window (map, grow the file, unmap) cost well
+ * under a nanosecond an event. */
+#define WINDOW_MIN (256u << 10)
+#define MAX_WINDOWS 1024u
 #define INFO_MAX (60u << 10)
 #define TARGETS (1u << 15)
 #define SITES (1u << 14)
@@ -84,6 +91,12 @@ struct site {
     uint32_t id;
 };
 
+/* Chunks [k * window_chunks, (k + 1) * window_chunks) of the file. */
+struct window {
+    uint8_t *base;     /* NULL until mapped, and again once all are retired */
+    uint64_t retired;  /* its chunks whose thread has moved on */
+};
+
 /* Large, and untouched unless tracing (bulk.h). */
 static struct {
     char dir[MAX_PATH];
@@ -95,16 +108,20 @@ static struct {
 static struct {
     int state;
     uint64_t cap;
-    uint8_t *map;
-    size_t map_len;
-    struct st_trace_header *hdr;
+    struct st_trace_header *hdr; /* the header's own mapping */
     uint32_t header_size;
     dev_t dev;
     ino_t ino;
     uint64_t file_size;
     uint64_t next_chunk;
-    uint64_t max_chunks;
-    st_spin grow_lock;
+    uint64_t max_chunks;         /* chunks to hand out: the cap's, 0 once finished */
+    uint64_t cap_chunks;         /* the cap's */
+    uint64_t window_chunks;
+    uint64_t nwindows;
+    struct window *windows;
+    void *tables;                /* one mapping: targets, sites, windows */
+    size_t tables_len;
+    st_spin grow_lock;           /* growing the file, mapping windows */
     struct target *targets;
     struct site *sites;
     uint32_t next_id;
@@ -135,6 +152,7 @@ struct tw {
     int call_ended;    /* an OP recorded the end of the wrapped call that is
                         * ending: its st_trace_call_end_ writes nothing */
     int writing;       /* inside the writer (enter .. leave) */
+    uint64_t chunk_index; /* the chunk's in the file */
     uint64_t sys_t0;   /* start of the syscall in progress */
     uint8_t *last_read, *last_read_end; /* the READ a reread may amend */
     int64_t last_read_result;
@@ -220,6 +238,35 @@ static void mark_live(uint32_t flag)
         __atomic_fetch_or(&g.hdr->live_flags, flag, __ATOMIC_RELEASE);
 }
 
+/* Why the file could not take more: errno of the call that failed. */
+static uint32_t stop_reason_of(int e)
+{
+    switch (e) {
+    case ENOSPC:
+    case EDQUOT:
+        return ST_TRACE_STOP_NO_SPACE;
+    case EFBIG:
+        return ST_TRACE_STOP_FILE_SIZE_LIMIT;
+    case ENOMEM:
+        return ST_TRACE_STOP_NO_MEMORY;
+    case ENOENT:
+    case ESTALE: /* reopen(): another file under the name */
+        return ST_TRACE_STOP_FILE_GONE;
+    default:
+        return ST_TRACE_STOP_IO_ERROR;
+    }
+}
+
+/* Recording stops, or the footer finds no room, for `reason`: the first
+ * reason is the one kept. */
+static void stop_recording(uint32_t reason)
+{
+    uint32_t none = ST_TRACE_STOP_NONE;
+    if (g.hdr)
+        __atomic_compare_exchange_n(&g.hdr->stop_reason, &none, reason, 0, __ATOMIC_RELEASE,
+                                    __ATOMIC_RELAXED);
+}
+
 static void lost(void)
 {
     /* After the footer nothing counts: the accounts were written whole. */
@@ -227,6 +274,141 @@ static void lost(void)
         __atomic_fetch_add(&g.hdr->events_lost, 1, __ATOMIC_RELAXED);
         mark_live(ST_TRACE_LIVE_LOST);
     }
+}
+
+/* ---- the file and its windows ------------------------------------------ */
+
+/* The trace file, reopened by name (we keep no descriptor the program
+ * could close or dup2 over); -1 with errno ESTALE when the name now holds
+ * another file. */
+static long reopen(void)
+{
+    long fd = sys_open(big.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
+    struct stat st;
+    if (fd >= 0 &&
+        (syscall(SYS_fstat, (int)fd, &st) != 0 || st.st_dev != g.dev || st.st_ino != g.ino)) {
+        sys_close(fd);
+        errno = ESTALE;
+        return -1;
+    }
+    return fd;
+}
+
+static uint64_t chunk_offset(uint64_t idx)
+{
+    return g.header_size + idx * CHUNK_SIZE;
+}
+
+/* Window w's bytes: the last one ends with the cap. */
+static uint64_t window_len(uint64_t w)
+{
+    uint64_t left = g.cap_chunks - w * g.window_chunks;
+    return (left < g.window_chunks ? left : g.window_chunks) * CHUNK_SIZE;
+}
+
+/* Bounded: a fatal-signal handler finishing the trace may have interrupted
+ * the very thread that holds the lock. */
+static int lock_file(void)
+{
+    for (int spins = 0; !st_spin_trylock(&g.grow_lock); spins++) {
+        if (spins > (1 << 24))
+            return -1;
+        st_cpu_relax();
+    }
+    return 0;
+}
+
+/* Under the lock: the file holds at least `need` bytes (`ahead` where the
+ * disk allows: fewer calls), and with map_len, *map maps map_len bytes of
+ * it from map_off. 0, or the reason (ST_TRACE_STOP_*) it could not. */
+static uint32_t file_locked(uint64_t need, uint64_t ahead, uint64_t map_off, uint64_t map_len,
+                            void **map)
+{
+    long fd = reopen();
+    if (fd < 0)
+        return stop_reason_of(errno);
+    uint32_t reason = ST_TRACE_STOP_NONE;
+    uint64_t size = g.file_size;
+    if (need > size) {
+        if (ahead < need)
+            ahead = need;
+        if (extend(fd, size, ahead) == 0)
+            size = ahead;
+        else if (ahead > need && extend(fd, size, need) == 0)
+            size = need;
+        else
+            reason = stop_reason_of(errno);
+        __atomic_store_n(&g.file_size, size, __ATOMIC_RELEASE);
+    }
+    if (!reason && map_len) {
+        void *m = (void *)syscall(SYS_mmap, NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
+                                  (int)fd, (off_t)map_off);
+        if (m == MAP_FAILED)
+            reason = stop_reason_of(errno);
+        else
+            *map = m;
+    }
+    sys_close(fd);
+    return reason;
+}
+
+/* Chunk idx, its window mapped and the file grown to hold it; NULL when
+ * that failed (stop_reason says why). */
+static uint8_t *reach_chunk(uint64_t idx)
+{
+    uint64_t w = idx / g.window_chunks, end = chunk_offset(idx) + CHUNK_SIZE;
+    struct window *win = &g.windows[w];
+    uint8_t *base = __atomic_load_n(&win->base, __ATOMIC_ACQUIRE);
+    if (!base || end > __atomic_load_n(&g.file_size, __ATOMIC_ACQUIRE)) {
+        if (lock_file() != 0) {
+            stop_recording(ST_TRACE_STOP_IO_ERROR);
+            return NULL;
+        }
+        int saved = errno;
+        uint64_t start = chunk_offset(w * g.window_chunks), len = window_len(w);
+        void *map = NULL;
+        base = win->base;
+        uint32_t reason = file_locked(end, start + len, start, base ? 0 : len, &map);
+        if (!reason && !base)
+            __atomic_store_n(&win->base, base = map, __ATOMIC_RELEASE);
+        errno = saved;
+        st_spin_unlock(&g.grow_lock);
+        if (reason) {
+            stop_recording(reason);
+            return NULL;
+        }
+    }
+    return base + (idx % g.window_chunks) * CHUNK_SIZE;
+}
+
+/* The thread has left chunk idx for another. Once every chunk of a window
+ * has been left, nobody writes there again: the window is unmapped. */
+static void retire(uint64_t idx)
+{
+    uint64_t w = idx / g.window_chunks;
+    struct window *win = &g.windows[w];
+    if (__atomic_add_fetch(&win->retired, 1, __ATOMIC_ACQ_REL) * CHUNK_SIZE != window_len(w))
+        return;
+    uint8_t *base = __atomic_exchange_n(&win->base, NULL, __ATOMIC_ACQ_REL);
+    if (base)
+        syscall(SYS_munmap, base, window_len(w));
+}
+
+/* Every mapping of the trace; the tables with them. */
+static void unmap_all(void)
+{
+    for (uint64_t w = 0; g.windows && w < g.nwindows; w++)
+        if (g.windows[w].base)
+            syscall(SYS_munmap, g.windows[w].base, window_len(w));
+    if (g.hdr)
+        syscall(SYS_munmap, g.hdr, g.header_size);
+    if (g.tables)
+        syscall(SYS_munmap, g.tables, g.tables_len);
+    g.hdr = NULL;
+    g.tables = NULL;
+    g.windows = NULL;
+    g.targets = NULL;
+    g.sites = NULL;
 }
 
 /* ---- settings and life cycle ----------------------------------------- */
@@ -313,17 +495,12 @@ void st_trace_set_capture(const char *reason_if_inferred, const char *libc_versi
 
 void st_trace_restart(void)
 {
-    /* After fork the mapping is shared with the parent: never write to it
-     * again. After a failed exec the old trace is finished. Either way the
-     * next event starts a trace of its own. */
+    /* After fork the mappings are shared with the parent: never write to
+     * them again. After a failed exec the old trace is finished. Either way
+     * the next event starts a trace of its own. */
     if (g.state == READY)
         copy_str(big.parent_path, sizeof big.parent_path, big.path);
-    if (g.map)
-        syscall(SYS_munmap, g.map, g.map_len);
-    g.map = NULL;
-    g.hdr = NULL;
-    g.targets = NULL;
-    g.sites = NULL;
+    unmap_all();
     g.next_id = 0;
     g.next_site = 0;
     g.nmodules = 0;
@@ -474,6 +651,25 @@ static long create_exclusive(long pid)
     return -1;
 }
 
+/* The id tables and the windows' table, in one mapping of their own so
+ * that a fork child's trace gives its parent's back (st_trace_restart). */
+static int map_tables(void)
+{
+    size_t targets = TARGETS * sizeof *g.targets, sites = SITES * sizeof *g.sites;
+    size_t len = targets + sites + g.nwindows * sizeof *g.windows;
+    len = (len + 4095) & ~(size_t)4095;
+    void *p = (void *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    g.tables = p;
+    g.tables_len = len;
+    g.targets = p;
+    g.sites = (struct site *)((char *)p + targets);
+    g.windows = (struct window *)((char *)p + targets + sites);
+    return 0;
+}
+
 static int create_file(void)
 {
     long pid = syscall(SYS_getpid);
@@ -488,48 +684,36 @@ static int create_file(void)
     uint64_t cap = g.cap - g.cap % CHUNK_SIZE;
     if (cap < 4 * CHUNK_SIZE)
         cap = 4 * CHUNK_SIZE;
-    uint64_t first = header_size + FIRST_GROWTH;
+    g.cap_chunks = cap / CHUNK_SIZE;
+    g.window_chunks = (g.cap_chunks + MAX_WINDOWS - 1) / MAX_WINDOWS;
+    if (g.window_chunks < WINDOW_MIN / CHUNK_SIZE)
+        g.window_chunks = WINDOW_MIN / CHUNK_SIZE;
+    g.nwindows = (g.cap_chunks + g.window_chunks - 1) / g.window_chunks;
+    /* Only the header now: chunks are mapped a window at a time. */
     void *map = MAP_FAILED;
-    size_t len = 0;
-    if (extend(fd, 0, first) == 0) {
-        /* The mapping spans everything the file may become; pages past its
-         * current end are never touched before it is grown. Under an
-         * address-space limit, ask for less. */
-        for (; cap >= 4 * CHUNK_SIZE; cap /= 2) {
-            len = header_size + cap + FOOTER_RESERVE;
-            map = (void *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, (int)fd,
-                                  0);
-            if (map != MAP_FAILED)
-                break;
-            cap -= cap % CHUNK_SIZE;
-        }
-    }
     struct stat st;
-    if (map == MAP_FAILED || syscall(SYS_fstat, (int)fd, &st) != 0) {
+    if (extend(fd, 0, header_size) == 0 && syscall(SYS_fstat, (int)fd, &st) == 0)
+        map = (void *)syscall(SYS_mmap, NULL, header_size, PROT_READ | PROT_WRITE, MAP_SHARED,
+                              (int)fd, 0);
+    if (map == MAP_FAILED) {
         int e = errno;
-        if (map != MAP_FAILED)
-            syscall(SYS_munmap, map, len);
         sys_close(fd);
         syscall(SYS_unlinkat, AT_FDCWD, big.path, 0);
         st_warn("cannot set up the trace file %s (%s); not recording", big.path, strerror(e));
         return -1;
     }
     sys_close(fd);
-    g.targets = st_alloc(TARGETS * sizeof *g.targets);
-    g.sites = st_alloc(SITES * sizeof *g.sites);
-    if (!g.targets || !g.sites) {
-        syscall(SYS_munmap, map, len);
+    if (map_tables() != 0) {
+        syscall(SYS_munmap, map, header_size);
         syscall(SYS_unlinkat, AT_FDCWD, big.path, 0);
         st_warn("out of memory for the trace tables; not recording");
         return -1;
     }
-    g.map = map;
-    g.map_len = len;
     g.dev = st.st_dev;
     g.ino = st.st_ino;
-    g.file_size = first;
+    g.file_size = header_size;
     g.header_size = header_size;
-    g.max_chunks = cap / CHUNK_SIZE;
+    g.max_chunks = g.cap_chunks;
     g.next_chunk = 0;
 
     struct st_trace_header *h = map;
@@ -581,49 +765,6 @@ static inline int ensure_ready(void)
     return __atomic_load_n(&g.state, __ATOMIC_ACQUIRE) == READY || ensure_ready_slow();
 }
 
-/* Grows the file to at least `need` bytes. The file is reopened by name
- * (we keep no descriptor the program could close or dup2 over) and must
- * still be the one we created. */
-static int grow(uint64_t need)
-{
-    if (need <= __atomic_load_n(&g.file_size, __ATOMIC_ACQUIRE))
-        return 0;
-    if (need > g.map_len)
-        return -1;
-    /* Bounded: a fatal-signal handler finishing the trace may have
-     * interrupted the very thread that holds the lock. */
-    int spins = 0;
-    while (!st_spin_trylock(&g.grow_lock)) {
-        if (++spins > (1 << 24))
-            return -1;
-        st_cpu_relax();
-    }
-    int ok = 0;
-    uint64_t size = g.file_size;
-    if (need <= size) {
-        ok = 1;
-    } else {
-        int saved = errno;
-        uint64_t step = size < MAX_GROWTH ? size : MAX_GROWTH;
-        uint64_t to = size + step > need ? size + step : need;
-        if (to > g.map_len)
-            to = g.map_len;
-        long fd = sys_open(big.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
-        struct stat st;
-        if (fd >= 0) {
-            if (syscall(SYS_fstat, (int)fd, &st) == 0 && st.st_dev == g.dev &&
-                st.st_ino == g.ino && extend(fd, size, to) == 0) {
-                __atomic_store_n(&g.file_size, to, __ATOMIC_RELEASE);
-                ok = 1;
-            }
-            sys_close(fd);
-        }
-        errno = saved;
-    }
-    st_spin_unlock(&g.grow_lock);
-    return ok ? 0 : -1;
-}
-
 /* ---- chunks ---------------------------------------------------------- */
 
 static void reset_chunk_state(struct tw *t, uint64_t base_ns)
@@ -644,18 +785,21 @@ static int new_chunk(struct tw *t)
     if (idx >= __atomic_load_n(&g.max_chunks, __ATOMIC_ACQUIRE)) {
         /* The cap, or the trace was finished (max_chunks is then 0). */
         t->lost_mode = 1;
-        if (!__atomic_load_n(&g.finished, __ATOMIC_ACQUIRE))
+        if (!__atomic_load_n(&g.finished, __ATOMIC_ACQUIRE)) {
+            stop_recording(ST_TRACE_STOP_CAP);
             mark_live(ST_TRACE_LIVE_TRUNCATED);
+        }
         return -1;
     }
-    uint64_t off = g.header_size + idx * CHUNK_SIZE;
-    if (grow(off + CHUNK_SIZE) != 0) {
-        /* The disk is full or the file is gone: stop like at the cap. */
+    uint8_t *c = reach_chunk(idx);
+    if (!c) {
+        /* The disk is full, the file is gone...: stop like at the cap. */
         t->lost_mode = 1;
         mark_live(ST_TRACE_LIVE_TRUNCATED);
         return -1;
     }
-    uint8_t *c = g.map + off;
+    if (t->chunk)
+        retire(t->chunk_index);
     struct st_trace_chunk *ch = (struct st_trace_chunk *)c;
     /* The clock itself, re-anchoring the TSC; never before the thread's
      * last event (its TSC time may have run a little ahead). */
@@ -675,6 +819,7 @@ static int new_chunk(struct tw *t)
                                         __ATOMIC_RELAXED))
         ;
     t->chunk = c;
+    t->chunk_index = idx;
     t->pos = c + ST_TRACE_CHUNK_HEADER;
     t->end = c + CHUNK_SIZE;
     reset_chunk_state(t, base);
@@ -1570,9 +1715,12 @@ __attribute__((visibility("default"))) int seektrace_flush_v1(void)
     struct tw *t = enter();
     if (!t)
         return 0;
+    /* Every window's pages, mapped still or not, are the file's. */
     int saved = errno;
-    int r = (int)syscall(SYS_msync, g.map, (size_t)__atomic_load_n(&g.file_size, __ATOMIC_ACQUIRE),
-                         MS_SYNC);
+    long fd = reopen();
+    int r = fd >= 0 ? (int)syscall(SYS_fdatasync, (int)fd) : -1;
+    if (fd >= 0)
+        sys_close(fd);
     errno = saved;
     leave();
     return r == 0 ? 0 : -1;
@@ -1729,12 +1877,20 @@ void st_trace_finish(const struct st_report *r)
     size_t total = ST_TRACE_FOOTER_FRAME + measure.n;
     uint64_t nchunks = (total + CHUNK_SIZE - 1) / CHUNK_SIZE;
     uint64_t idx = __atomic_fetch_add(&g.next_chunk, nchunks, __ATOMIC_ACQ_REL);
-    uint64_t off = g.header_size + idx * CHUNK_SIZE;
-    if (off + nchunks * CHUNK_SIZE > g.map_len || grow(off + nchunks * CHUNK_SIZE) != 0) {
-        st_warn("no room for the footer of %s; the trace stays partial", big.path);
+    uint64_t off = chunk_offset(idx), len = nchunks * CHUNK_SIZE;
+    void *map = NULL;
+    uint32_t reason = lock_file() == 0 ? ST_TRACE_STOP_NONE : ST_TRACE_STOP_IO_ERROR;
+    if (!reason) {
+        reason = file_locked(off + len, off + len, off, len, &map);
+        st_spin_unlock(&g.grow_lock);
+    }
+    if (reason) {
+        stop_recording(reason);
+        st_warn("no room for the footer of %s: %s; the trace stays partial", big.path,
+                st_trace_stop_text(reason));
         goto out;
     }
-    uint8_t *frame = g.map + off;
+    uint8_t *frame = map;
     struct sink w = {frame + ST_TRACE_FOOTER_FRAME, 0};
     enc_footer(&w, r, end_ns);
     uint32_t length = (uint32_t)w.n, crc = st_crc32(0, frame + ST_TRACE_FOOTER_FRAME, w.n);
@@ -1743,6 +1899,7 @@ void st_trace_finish(const struct st_report *r)
     memcpy(frame + 8, &length, 4);
     memcpy(frame + 12, &crc, 4);
     memset(frame + 16, 0, 8);
+    syscall(SYS_munmap, map, len);
     struct st_trace_header *h = g.hdr;
     uint64_t chunks = idx + nchunks, cur = __atomic_load_n(&h->chunks, __ATOMIC_RELAXED);
     if (cur < chunks)
@@ -1753,11 +1910,9 @@ void st_trace_finish(const struct st_report *r)
     __atomic_store_n(&h->state, ST_TRACE_STATE_FINISHED, __ATOMIC_RELEASE);
     /* Give back the space allocated ahead: the file ends with the footer
      * (every event chunk lies before it; none is handed out after it). */
-    long fd = sys_open(big.path, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
+    long fd = reopen();
     if (fd >= 0) {
-        struct stat st;
-        if (syscall(SYS_fstat, (int)fd, &st) == 0 && st.st_dev == g.dev && st.st_ino == g.ino)
-            syscall(SYS_ftruncate, (int)fd, (off_t)(off + total));
+        syscall(SYS_ftruncate, (int)fd, (off_t)(off + total));
         sys_close(fd);
     }
 out:
