@@ -55,14 +55,15 @@ void st_fd_opened(int fd, const char *name)
 {
     struct st_desc *d = new_desc(0);
     if (d)
-        publish(fd, st_file_of_fd(fd, name), d);
+        publish(fd, st_file_of_opening(fd, name), d);
 }
 
 void st_fd_refresh(int fd)
 {
-    struct st_file *f = st_file_of_fd(fd, NULL);
+    struct st_file *f = st_file_of_fd(fd);
     const struct st_fd *e = st_fd_peek(fd);
-    if (e && e->file == f)
+    /* Unnamed now and before: nothing says it is another file. */
+    if (e && (e->file == f || (f && f->unnamed && e->file->unnamed)))
         return;
     struct st_desc *d = new_desc(-1);
     if (d)
@@ -94,6 +95,6 @@ const struct st_fd *st_fd_get_slow(int fd)
     struct st_desc *d = new_desc(-1);
     if (!d)
         return NULL;
-    publish(fd, st_file_of_fd(fd, NULL), d);
+    publish(fd, st_file_of_fd(fd), d);
     return __atomic_load_n(at, __ATOMIC_ACQUIRE);
 }

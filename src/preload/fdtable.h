@@ -34,7 +34,7 @@ struct st_fd {
 extern struct st_fd **st_fd_pages[ST_MAX_FDS >> ST_FD_PAGE_SHIFT];
 
 /* fd was just opened on a new description at offset 0; name: what the
- * program called the file, or NULL (st_file_of_fd). */
+ * program called the file, or NULL (st_file_of_opening). */
 void st_fd_opened(int fd, const char *name);
 /* fd was opened where we could not see: look its name up again, keeping
  * what we know of its offset only if it still names the same file. */

@@ -88,16 +88,46 @@ static int absolute_name(const char *given, char *name, size_t size)
     return 1;
 }
 
-struct st_file *st_file_of_fd(int fd, const char *given)
+/* fd's name in name (size 4096): its link under /proc, else `given` made
+ * absolute; 0 when neither can be had. */
+static int fd_name(int fd, const char *given, char *name, size_t size)
 {
-    char link[32], name[4096];
+    char link[32];
     snprintf(link, sizeof link, "fd/%d", fd);
-    long n = st_proc_readlink(link, name, sizeof name - 1);
-    if (n > 0)
+    long n = st_proc_readlink(link, name, size - 1);
+    if (n > 0) {
         name[n] = '\0';
-    else if (!absolute_name(given, name, sizeof name))
-        snprintf(name, sizeof name, "fd:%d", fd);
-    return st_file_get(name);
+        return 1;
+    }
+    return absolute_name(given, name, size);
+}
+
+static struct st_file *unnamed(const char *name)
+{
+    struct st_file *f = st_file_get(name);
+    if (f)
+        f->unnamed = 1;
+    return f;
+}
+
+struct st_file *st_file_of_fd(int fd)
+{
+    char name[4096];
+    if (fd_name(fd, NULL, name, sizeof name))
+        return st_file_get(name);
+    snprintf(name, sizeof name, "fd:%d", fd);
+    return unnamed(name);
+}
+
+struct st_file *st_file_of_opening(int fd, const char *given)
+{
+    static unsigned openings;
+    char name[4096];
+    if (fd_name(fd, given, name, sizeof name))
+        return st_file_get(name);
+    snprintf(name, sizeof name, "fd:%d (opening %u)", fd,
+             __atomic_add_fetch(&openings, 1, __ATOMIC_RELAXED));
+    return unnamed(name);
 }
 
 /* This thread's last range known to be read in a file, once there are

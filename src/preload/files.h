@@ -27,6 +27,7 @@ struct st_handler_counts {
 struct st_file {
     const char *path;
     int seekable;             /* offsets mean something: ranges are tracked */
+    unsigned char unnamed;    /* nothing names it: "fd:N ..." (st_file_of_fd) */
     struct st_cell *direct_cells; /* the program's POSIX calls, by site */
     st_spin ranges_lock;
     struct st_ranges ranges;
@@ -42,12 +43,18 @@ struct st_file {
 /* Finds or creates the record for a kernel name; NULL when out of memory. */
 struct st_file *st_file_get(const char *path);
 
-/* The record for whatever fd refers to now (its link under /proc). name:
- * what the program called the file it has just opened on fd (open, fopen),
- * or NULL; the name used, made absolute against the working directory,
- * when /proc cannot tell (not mounted). Without one such a file is "fd:N",
- * and files that reuse a number merge. */
-struct st_file *st_file_of_fd(int fd, const char *name);
+/* The record for whatever fd refers to now (its link under /proc). Where
+ * /proc cannot tell (not mounted, or a name longer than PATH_MAX) and
+ * nothing else names it, "fd:N": files that reuse the number merge. */
+struct st_file *st_file_of_fd(int fd);
+
+/* The record for the file the program has just opened on fd (a new open
+ * file description). name: what the program called it (open, fopen), or
+ * NULL; used, made absolute against the working directory, where /proc
+ * cannot tell. With no name at all, a record of the opening's own,
+ * "fd:N (opening K)" (the process's K-th such): two files opened in turn
+ * on one number stay apart. */
+struct st_file *st_file_of_opening(int fd, const char *name);
 
 /* Counts for the program's own calls on f at the current call site (NULL
  * when out of memory). */

@@ -76,7 +76,7 @@ struct st_stream {
 struct st_stream *st_stream_of(FILE *fp);
 
 /* fp was just opened: bind a fresh record. name: the file fopen or
- * freopen opened (a new open file at offset 0, st_file_of_fd); NULL for
+ * freopen opened (a new open file at offset 0, st_file_of_opening); NULL for
  * fdopen and freopen(NULL, ...), which keep the descriptor as it was. */
 struct st_stream *st_stream_opened(FILE *fp, const char *name);
 

@@ -290,6 +290,40 @@ static void partial_traces_skip_unwritten_chunks(void **state)
     tb_free(&t);
 }
 
+/* Why recording stopped (3.1): kept as written, words for every reason;
+ * a 3.0 trace's zero is no reason at all. */
+static void reads_why_recording_stopped(void **state)
+{
+    (void)state;
+    char err[ST_TRACE_ERROR_MAX];
+    struct tb t;
+    tb_init(&t, 1);
+    tb_hdr(&t)->live_flags = ST_TRACE_LIVE_TRUNCATED;
+    tb_hdr(&t)->stop_reason = ST_TRACE_STOP_NO_SPACE;
+    struct st_trace_reader *r = open_tb(&t, err);
+    assert_non_null(r);
+    assert_int_equal(st_trace_info(r)->stop_reason, ST_TRACE_STOP_NO_SPACE);
+    assert_string_equal(st_trace_status(st_trace_info(r)), "truncated");
+    st_trace_close(r);
+    assert_string_equal(st_trace_stop_name(ST_TRACE_STOP_NO_SPACE), "no_space");
+    assert_non_null(strstr(st_trace_stop_text(ST_TRACE_STOP_NO_SPACE), "disk was full"));
+    for (uint32_t k = ST_TRACE_STOP_CAP; k <= ST_TRACE_STOP_IO_ERROR; k++)
+        assert_true(st_trace_stop_name(k) && st_trace_stop_text(k));
+    assert_string_equal(st_trace_stop_name(ST_TRACE_STOP_IO_ERROR + 1), "unknown");
+    tb_free(&t);
+
+    tb_init(&t, 1);
+    tb_hdr(&t)->version_minor = 0;
+    tb_hdr(&t)->live_flags = ST_TRACE_LIVE_TRUNCATED;
+    r = open_tb(&t, err);
+    assert_non_null(r);
+    assert_int_equal(st_trace_info(r)->stop_reason, ST_TRACE_STOP_NONE);
+    assert_null(st_trace_stop_text(ST_TRACE_STOP_NONE));
+    assert_null(st_trace_stop_name(ST_TRACE_STOP_NONE));
+    st_trace_close(r);
+    tb_free(&t);
+}
+
 /* A footer: PROCESS, then one FILE with a stream and a site. */
 static size_t a_footer(uint8_t *out)
 {
@@ -431,6 +465,7 @@ int main(void)
         cmocka_unit_test(refuses_future_versions_and_other_byte_orders),
         cmocka_unit_test(refuses_corrupt_chunks_and_events),
         cmocka_unit_test(partial_traces_skip_unwritten_chunks),
+        cmocka_unit_test(reads_why_recording_stopped),
         cmocka_unit_test(reads_the_footer),
         cmocka_unit_test(refuses_corrupt_footers),
     };

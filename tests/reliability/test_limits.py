@@ -1,0 +1,407 @@
+#!/usr/bin/env python3
+"""Resource limits the traced program lives under: its address space
+(`ulimit -v`), its file size limit (`ulimit -f`), a full disk under the
+trace, and file names longer than PATH_MAX.
+
+usage: test_limits.py --lib LIB --bin DIR --seektrace CLI --demo DEMO CASE [--keep]
+
+DIR holds rl_vmsize. Each CASE prints what it checked and exits 0 (pass),
+1 (fail) or 77 (skipped: a tool is missing, or the case cannot be tested
+here). docs/reliability.md says what each case guarantees.
+"""
+import argparse
+import json
+import os
+import random
+import re
+import resource
+import shutil
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import rl_common as rl  # noqa: E402
+
+PY = "/usr/bin/python3"
+# What the library may add to a process's address space (VmSize), kB.
+DEFAULT_MAX_KB = 2048
+TRACED_MAX_KB = 3072
+
+
+class Ctx:
+    def __init__(self, args):
+        self.lib = os.path.realpath(args.lib)
+        self.bin = os.path.realpath(args.bin)
+        self.cli = os.path.realpath(args.seektrace)
+        self.demo = os.path.realpath(args.demo)
+        self.root = rl.tmpdir("seektrace-limits-")
+        self.keep = args.keep
+        self.n = 0
+
+    def fresh(self, name):
+        self.n += 1
+        p = os.path.join(self.root, f"{name}-{self.n}")
+        os.makedirs(p)
+        return p
+
+    def data(self, name, size, seed=7):
+        """A file of text lines, generated here."""
+        p = os.path.join(self.root, name)
+        rnd = random.Random(seed)
+        with open(p, "w") as f:
+            n = 0
+            while n < size:
+                line = "%08d %s\n" % (rnd.randrange(10 ** 8), "x" * rnd.randrange(60))
+                f.write(line)
+                n += len(line)
+        return p
+
+
+def sanitized():
+    """An ASan runtime preloaded first reserves terabytes of shadow memory:
+    address-space limits cannot be tested there."""
+    if os.environ.get("SEEKTRACE_TEST_PRELOAD_PREFIX"):
+        print("SKIP: a sanitized build preloads ASan, whose shadow memory fills the address space")
+        return True
+    return False
+
+
+def limited(kb=None, fsize=None):
+    """preexec_fn: RLIMIT_AS of kb kB and/or RLIMIT_FSIZE of fsize bytes."""
+    def apply():
+        if kb is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (kb * 1024, kb * 1024))
+        if fsize is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (fsize, fsize))
+    return apply
+
+
+def run(argv, env, cwd, kb=None, fsize=None, preexec=None):
+    return subprocess.run(argv, env=env, cwd=cwd, capture_output=True, timeout=60,
+                          stdin=subprocess.DEVNULL, preexec_fn=preexec or limited(kb, fsize))
+
+
+def lowest_limit(ctx, argv, ok, hi):
+    """The smallest RLIMIT_AS (kB, to 64 kB; at most hi) under which the
+    plain program still runs as it does unlimited (ok(result) true)."""
+    env, cwd = rl.clean_env(), ctx.fresh("cwd")
+    lo = 1024
+    if not ok(run(argv, env, cwd, kb=hi)):
+        raise rl.Failure(f"{argv}: fails plainly even with a {hi} kB address space")
+    while hi - lo > 64:
+        mid = (lo + hi) // 2
+        if ok(run(argv, env, cwd, kb=mid)):
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def report_of(report_dir):
+    reports = rl.load_reports(report_dir)
+    if len(reports) != 1:
+        raise rl.Failure(f"{len(reports)} reports in {report_dir}, expected 1")
+    return reports[0]
+
+
+def file_row(report, path):
+    rows = [f for f in report["files"] if f["path"] == path]
+    if len(rows) != 1:
+        raise rl.Failure(f"report of pid {report['pid']}: {len(rows)} rows for {path}: "
+                         f"{[f['path'] for f in report['files']]}")
+    return rows[0]
+
+
+# --- address space ------------------------------------------------------------
+
+def vmsize(ctx, traced):
+    """What the preload adds to VmSize after the program's own I/O."""
+    if sanitized():
+        return None
+    data = ctx.data("vmsize.txt", 200000)
+    argv = [os.path.join(ctx.bin, "rl_vmsize"), data]
+
+    def kb(result, label):
+        m = re.fullmatch(rb"vmsize_kb (\d+)\n", result.stdout)
+        if result.returncode != 0 or not m:
+            raise rl.Failure(f"{label}: {rl.status_text(result.returncode)}, "
+                             f"stdout {result.stdout!r}, stderr {result.stderr[-300:]!r}")
+        return int(m[1])
+
+    plain = kb(rl.run(argv, rl.clean_env(), cwd=ctx.fresh("cwd")), "plain")
+    extra = {"SEEKTRACE_TRACE": ctx.fresh("traces")} if traced else {}
+    pre = kb(rl.run(argv, rl.preload_env(ctx.lib, ctx.fresh("reports"), extra),
+                    cwd=ctx.fresh("cwd")), "preloaded")
+    limit = TRACED_MAX_KB if traced else DEFAULT_MAX_KB
+    print(f"VmSize: {plain} kB plain, {pre} kB with seektrace{' and a trace' if traced else ''}: "
+          f"{pre - plain} kB added (at most {limit} kB)")
+    return [] if pre - plain <= limit else [
+        f"seektrace adds {pre - plain} kB of address space, more than {limit} kB"]
+
+
+def ulimit_v_sort(ctx):
+    """sort under the lowest `ulimit -v` it runs in plainly, plus what the
+    library may add: same output, status and a whole report."""
+    if sanitized():
+        return None
+    data = ctx.data("big.txt", 4 << 20)
+    argv = ["sort", "-S", "1M", data]
+    want = subprocess.run(argv, capture_output=True, env=rl.clean_env(), check=True).stdout
+    limit = lowest_limit(ctx, argv, lambda r: r.returncode == 0 and r.stdout == want, 1 << 16)
+    reports = ctx.fresh("reports")
+    pre = run(argv, rl.preload_env(ctx.lib, reports), ctx.fresh("cwd"),
+              kb=limit + DEFAULT_MAX_KB)
+    print(f"sort -S 1M runs plainly in {limit} kB; with seektrace in {limit + DEFAULT_MAX_KB} kB: "
+          f"{rl.status_text(pre.returncode)}, stderr {pre.stderr[-200:]!r}")
+    problems = []
+    if pre.returncode != 0 or pre.stdout != want:
+        return [f"sort with seektrace under ulimit -v {limit + DEFAULT_MAX_KB}: "
+                f"{rl.status_text(pre.returncode)}, output {'same' if pre.stdout == want else 'differs'}"]
+    row = file_row(report_of(reports), data)
+    if row["kernel_read_bytes"] != os.path.getsize(data):
+        problems.append(f"report: {row['kernel_read_bytes']} bytes read of {data}, "
+                        f"which has {os.path.getsize(data)}")
+    return problems
+
+
+def ulimit_v_traced(ctx):
+    """Python allocating 64 MiB under the lowest `ulimit -v` it runs in
+    plainly, plus what the library with a trace may add: it still runs, and
+    the trace is complete."""
+    if sanitized():
+        return None
+    argv = [PY, "-c", "b = bytearray(64 * 2**20); print(len(b))"]
+    want = b"67108864\n"
+    limit = lowest_limit(ctx, argv, lambda r: r.returncode == 0 and r.stdout == want, 1 << 18)
+    traces, reports = ctx.fresh("traces"), ctx.fresh("reports")
+    pre = run(argv, rl.preload_env(ctx.lib, reports, {"SEEKTRACE_TRACE": traces}),
+              ctx.fresh("cwd"), kb=limit + TRACED_MAX_KB)
+    print(f"python3 runs plainly in {limit} kB; with seektrace and a trace in "
+          f"{limit + TRACED_MAX_KB} kB: {rl.status_text(pre.returncode)}, "
+          f"stderr {pre.stderr[-300:]!r}")
+    if pre.returncode != 0 or pre.stdout != want:
+        return [f"python3 with a trace under ulimit -v {limit + TRACED_MAX_KB}: "
+                f"{rl.status_text(pre.returncode)}, stdout {pre.stdout!r}"]
+    rep = subprocess.run([ctx.cli, "report", "--json", traces], capture_output=True, timeout=60)
+    j = json.loads(rep.stdout) if rep.returncode == 0 else {}
+    if rep.returncode != 0 or "trace" in j:
+        return [f"the trace is not complete: {rep.returncode} {rep.stderr[-300:]!r} "
+                f"{j.get('trace')}"]
+    return []
+
+
+# --- the trace file's own limits -------------------------------------------------
+
+def demo_argv(ctx):
+    """The demo with 50,000 seeks (about 1.7 MB of trace events), its 4 MiB
+    file made beforehand, without limits."""
+    data = os.path.join(ctx.root, "demo.dat")
+    subprocess.run([ctx.demo, data, "--seeks", "0"], check=True, capture_output=True)
+    return [ctx.demo, data, "--seeks", "50000"]
+
+
+def same_behaviour(label, plain, pre):
+    """Identical status and stdout; stderr the same but for the library's
+    warnings (a trace that could not be finished says so)."""
+    warned = b"".join(line for line in pre.stderr.splitlines(keepends=True)
+                      if not line.startswith(b"seektrace: warning: "))
+    print(f"{label}: plain {rl.status_text(plain.returncode)}, "
+          f"with seektrace {rl.status_text(pre.returncode)}, stderr {pre.stderr[-300:]!r}")
+    if plain.returncode != 0:
+        return [f"{label} fails plainly: {plain.stderr[-300:]!r}"]
+    return rl.diff_behaviour(label, plain, subprocess.CompletedProcess(
+        pre.args, pre.returncode, pre.stdout, warned))
+
+
+def stop_reported(ctx, traces, name, words):
+    """seektrace report on the stopped trace says why, in text and JSON."""
+    problems = []
+    text = subprocess.run([ctx.cli, "report", traces], capture_output=True, timeout=60)
+    js = subprocess.run([ctx.cli, "report", "--json", traces], capture_output=True, timeout=60)
+    note = text.stderr.decode(errors="replace")
+    print(f"report says: {note.strip()}")
+    if text.returncode != 0 or words not in note or "size cap" in note:
+        problems.append(f"report does not say '{words}': {text.returncode} {note!r}")
+    j = json.loads(js.stdout) if js.returncode == 0 else {}
+    if j.get("trace", {}).get("stopped") != name:
+        problems.append(f"report --json: trace {j.get('trace')}, expected stopped={name!r}")
+    return problems
+
+
+def trace_no_space(ctx):
+    """The trace's directory is a 512 KiB tmpfs: the disk fills up under a
+    program that traces a few MB of events."""
+    if os.geteuid() != 0 or not shutil.which("unshare"):
+        print("SKIP: mounting a small tmpfs needs root and unshare(1); ENOSPC not tested")
+        return None
+    mnt, traces = ctx.fresh("mnt"), ctx.fresh("traces")
+    probe = subprocess.run(["unshare", "-m", "--propagation", "private", "sh", "-c",
+                            'mount -t tmpfs -o size=512k none "$1"', "sh", mnt],
+                           capture_output=True)
+    if probe.returncode != 0:
+        print(f"SKIP: cannot mount a tmpfs here ({probe.stderr.decode().strip()}); "
+              "ENOSPC not tested")
+        return None
+    # Inside a private mount namespace: mount, run the demo (alone with the
+    # preload), copy its trace out.
+    wrapper = ["unshare", "-m", "--propagation", "private", "sh", "-c",
+               'm=$1; o=$2; shift 2; mount -t tmpfs -o size=512k none "$m" || exit 99; '
+               '"$@"; s=$?; cp -p "$m"/*.sktrace "$o"/; exit $s', "sh", mnt, traces]
+    argv = demo_argv(ctx)
+    cwd = ctx.fresh("cwd")
+    plain = run(argv, rl.clean_env(), cwd)
+    env = rl.preload_env(ctx.lib, ctx.fresh("reports"), {"SEEKTRACE_TRACE": mnt})
+    pre = subprocess.run(wrapper + ["env"] + [f"{k}={v}" for k, v in env.items()] + argv,
+                         env=rl.clean_env(), cwd=cwd, capture_output=True, timeout=60,
+                         stdin=subprocess.DEVNULL)
+    problems = same_behaviour("demo, traced on a full tmpfs", plain, pre)
+    if problems:
+        return problems
+    if len(os.listdir(traces)) != 1:
+        return [f"no trace left on the tmpfs: {os.listdir(traces)}"]
+    return stop_reported(ctx, traces, "no_space", "the disk was full")
+
+
+def trace_file_size_limit(ctx):
+    """`ulimit -f 100` (102,400 bytes) under a program that traces more:
+    the program is not killed by SIGXFSZ, and the trace says why it
+    stopped."""
+    traces, argv, cwd = ctx.fresh("traces"), demo_argv(ctx), ctx.fresh("cwd")
+    fsize = 100 * 1024
+    plain = run(argv, rl.clean_env(), cwd, fsize=fsize)
+    pre = run(argv, rl.preload_env(ctx.lib, ctx.fresh("reports"), {"SEEKTRACE_TRACE": traces}),
+              cwd, fsize=fsize)
+    problems = same_behaviour("demo under ulimit -f 100", plain, pre)
+    if problems:
+        return problems
+    return stop_reported(ctx, traces, "file_size_limit", "file size limit")
+
+
+# --- names longer than PATH_MAX --------------------------------------------------
+
+COMPONENT = "d" * 200
+
+
+def deep_dir(root, depth=25):
+    """root/d.../d... (depth components of 200 bytes: past PATH_MAX), made
+    relative to each parent, since no single name reaches it."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    for _ in range(depth):
+        os.mkdir(COMPONENT, dir_fd=fd)
+        nfd = os.open(COMPONENT, os.O_RDONLY | os.O_DIRECTORY, dir_fd=fd)
+        os.close(fd)
+        fd = nfd
+    return fd
+
+
+def strace_openings(log, names):
+    """{name: {read_syscalls, kernel_read_bytes}} for each name openat'd in
+    the log, counting reads on its descriptor until it is closed."""
+    call = re.compile(r"\d+\s+(\w+)\((.*)\)\s+=\s+(-?\d+)")
+    out, open_fd = {}, {}
+    with open(log, encoding="utf-8", errors="surrogateescape") as f:
+        for line in f:
+            m = call.match(line)
+            if not m:
+                continue
+            name, args, ret = m[1], m[2], int(m[3])
+            fd = re.match(r"(-?\d+|AT_FDCWD)", args)[1]
+            if name == "openat":
+                opened = re.search(r'"([^"]*)"', args)[1]
+                if ret >= 0 and opened in names:
+                    open_fd[ret] = opened
+                    out[opened] = {"read_syscalls": 0, "kernel_read_bytes": 0}
+            elif name == "close":
+                open_fd.pop(int(fd), None)
+            elif name == "read" and int(fd) in open_fd:
+                fig = out[open_fd[int(fd)]]
+                fig["read_syscalls"] += 1
+                fig["kernel_read_bytes"] += max(ret, 0)
+    return out
+
+
+def path_max(ctx):
+    """`cat one two` in a directory whose name is longer than PATH_MAX:
+    /proc cannot name either file, both are opened on fd 3, one after the
+    other. Each opening keeps a record of its own, with strace's figures."""
+    if not rl.have_strace():
+        print("SKIP: strace not installed")
+        return None
+    base = ctx.fresh("deep")
+    fd = deep_dir(base)
+    for name, size in (("one", 3000), ("two", 200000)):
+        with os.fdopen(os.open(name, os.O_WRONLY | os.O_CREAT, 0o600, dir_fd=fd), "w") as f:
+            f.write(name[0] * size)
+
+    def into_deep():
+        os.chdir(base)
+        for _ in range(25):
+            os.chdir(COMPONENT)
+
+    argv = ["cat", "one", "two"]
+    reports = ctx.fresh("reports")
+    log = os.path.join(ctx.fresh("strace"), "strace.log")
+    env = rl.preload_env(ctx.lib, reports)
+    st_argv = ["strace", "-f", "-y", "-qq", "-s", "0", "-e", "signal=none",
+               "-e", "trace=openat,read,close", "-o", log]
+    for k, v in env.items():
+        st_argv += ["-E", f"{k}={v}"]
+    r = subprocess.run(st_argv + ["--"] + argv, env=rl.clean_env(), capture_output=True,
+                       timeout=60, stdin=subprocess.DEVNULL, preexec_fn=into_deep)
+    os.close(fd)
+    if r.returncode != 0 or r.stdout != b"o" * 3000 + b"t" * 200000:
+        return [f"cat under strace: {rl.status_text(r.returncode)} {r.stderr[-300:]!r}"]
+    want = strace_openings(log, ("one", "two"))
+    rep = report_of(reports)
+    unnamed = sorted((f for f in rep["files"] if f["path"].startswith("fd:")),
+                     key=lambda f: f["path"])
+    print("strace, per opening: " + ", ".join(f"{n}: {want[n]}" for n in sorted(want)))
+    print("seektrace: " + ", ".join(
+        f"{f['path']}: {{'read_syscalls': {f['read_syscalls']}, "
+        f"'kernel_read_bytes': {f['kernel_read_bytes']}}}" for f in unnamed))
+    problems = []
+    if sorted(want) != ["one", "two"]:
+        return [f"strace shows openings of {sorted(want)}, expected one and two"]
+    if [f["path"] for f in unnamed] != ["fd:3 (opening 1)", "fd:3 (opening 2)"]:
+        problems.append(f"records {[f['path'] for f in unnamed]}, expected "
+                        "'fd:3 (opening 1)' and 'fd:3 (opening 2)'")
+    for f, name in zip(unnamed, ("one", "two")):
+        for fig in ("read_syscalls", "kernel_read_bytes"):
+            if f[fig] != want[name][fig]:
+                problems.append(f"{f['path']} ({name}) {fig}: seektrace={f[fig]} "
+                                f"strace={want[name][fig]}")
+    return problems
+
+
+CASES = {
+    "vmsize": lambda c: vmsize(c, traced=False),
+    "vmsize_traced": lambda c: vmsize(c, traced=True),
+    "ulimit_v_sort": ulimit_v_sort,
+    "ulimit_v_traced": ulimit_v_traced,
+    "trace_no_space": trace_no_space,
+    "trace_file_size_limit": trace_file_size_limit,
+    "path_max": path_max,
+}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--lib", required=True)
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--seektrace", required=True)
+    ap.add_argument("--demo", required=True)
+    ap.add_argument("--keep", action="store_true")
+    ap.add_argument("case", choices=sorted(CASES))
+    args = ap.parse_args()
+    ctx = Ctx(args)
+    try:
+        return rl.main_wrapper(lambda: CASES[args.case](ctx))
+    finally:
+        if args.keep:
+            print(f"kept {ctx.root}")
+        else:
+            shutil.rmtree(ctx.root, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
