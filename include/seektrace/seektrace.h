@@ -16,7 +16,7 @@
  *                          (SEEKTRACE_TRACE): exports show it as an instant
  *                          on the thread's track. No effect otherwise.
  *   seektrace_flush()      forces what the process recorded so far to disk
- *                          (msync). Traces survive a crash of the process
+ *                          (fdatasync). Traces survive a crash of the process
  *                          without it; this is for surviving the machine.
  *                          Returns 0, or -1 when the sync failed.
  *   seektrace_active()     non-zero when libseektrace is loaded.

@@ -12,8 +12,10 @@
  *     into the calling thread's chunk, which lives in a shared mapping of
  *     the file, so the kernel has it the moment it is written (SIGKILL
  *     loses nothing committed). A full chunk takes the slow path: a new
- *     chunk (an atomic add), and every so often growing the file (a short
- *     spin lock and a few syscalls on a file we reopen and close again).
+ *     chunk (an atomic add), and once per window (256 KiB or more) mapping
+ *     the window and growing the file (a short spin lock and a few syscalls
+ *     on a file we reopen and close again). Only the windows being written
+ *     are mapped, never the cap.
  *   - No fd is kept open; nothing the program sees changes (errno is
  *     preserved, files are created O_EXCL|O_NOFOLLOW|O_CLOEXEC, mode 0600).
  *   - Past the size cap (SEEKTRACE_TRACE_MAX) events are counted as lost
