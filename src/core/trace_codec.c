@@ -17,9 +17,11 @@ static void crc_init(void)
     __atomic_store_n(&crc_ready, 1, __ATOMIC_RELEASE);
 }
 
-static const struct {
+struct stop_reason {
     const char *name, *text;
-} stop_reasons[] = {
+};
+
+static const struct stop_reason stop_reasons[] = {
     [ST_TRACE_STOP_CAP] = {"cap", "it reached the trace size cap (SEEKTRACE_TRACE_MAX)"},
     [ST_TRACE_STOP_NO_SPACE] = {"no_space", "the disk was full (ENOSPC, or EDQUOT: over quota)"},
     [ST_TRACE_STOP_FILE_SIZE_LIMIT] = {"file_size_limit",
@@ -30,22 +32,26 @@ static const struct {
     [ST_TRACE_STOP_IO_ERROR] = {"io_error", "the trace file could not be grown or mapped"},
 };
 
-const char *st_trace_stop_text(uint32_t reason)
+static const struct stop_reason *stop_reason(uint32_t reason)
 {
+    static const struct stop_reason unknown = {"unknown",
+                                               "of a reason this seektrace does not know"};
     if (reason == ST_TRACE_STOP_NONE)
         return NULL;
-    if (reason >= sizeof stop_reasons / sizeof stop_reasons[0])
-        return "of a reason this seektrace does not know";
-    return stop_reasons[reason].text;
+    return reason < sizeof stop_reasons / sizeof stop_reasons[0] ? &stop_reasons[reason]
+                                                                  : &unknown;
+}
+
+const char *st_trace_stop_text(uint32_t reason)
+{
+    const struct stop_reason *r = stop_reason(reason);
+    return r ? r->text : NULL;
 }
 
 const char *st_trace_stop_name(uint32_t reason)
 {
-    if (reason == ST_TRACE_STOP_NONE)
-        return NULL;
-    if (reason >= sizeof stop_reasons / sizeof stop_reasons[0])
-        return "unknown";
-    return stop_reasons[reason].name;
+    const struct stop_reason *r = stop_reason(reason);
+    return r ? r->name : NULL;
 }
 
 uint32_t st_crc32(uint32_t crc, const void *data, size_t len)
