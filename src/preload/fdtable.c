@@ -16,7 +16,7 @@ static struct st_fd **slot(int fd)
     struct st_fd ***at = &st_fd_pages[fd >> ST_FD_PAGE_SHIFT];
     struct st_fd **page = __atomic_load_n(at, __ATOMIC_ACQUIRE);
     if (!page) {
-        struct st_fd **fresh = st_alloc(ST_FD_PAGE * sizeof *fresh);
+        struct st_fd **fresh = st_alloc(ST_FD_PAGE * sizeof(struct st_fd *));
         if (!fresh)
             return NULL;
         page = fresh;
