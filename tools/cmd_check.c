@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "name_text.h"
 #include "tool.h"
 #include "units.h"
 
@@ -220,19 +221,24 @@ static int on_process(struct process *p, void *vctx)
     return 0;
 }
 
+/* XML 1.0 text, well-formed UTF-8 as JSON's strings are (name_text.h). */
 static void xml(FILE *f, const char *s)
 {
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        switch (*p) {
+    for (size_t left = strlen(s); left;) {
+        char piece[ST_NAME_PIECE_MAX];
+        size_t len, took = st_name_piece(s, left, piece, &len);
+        s += took;
+        left -= took;
+        switch (len == 1 ? piece[0] : 0) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
         case '&': fputs("&amp;", f); break;
         case '"': fputs("&quot;", f); break;
         default:
-            if (*p < 0x20 && *p != '\t')
+            if (len == 1 && (unsigned char)piece[0] < 0x20 && piece[0] != '\t')
                 fputs("?", f); /* not allowed in XML 1.0 */
             else
-                fputc(*p, f);
+                fwrite(piece, 1, len, f);
         }
     }
 }

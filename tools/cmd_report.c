@@ -26,8 +26,8 @@ static const char usage[] =
     "\n"
     "  --by file|site|process  what to list: files (default), call sites over all\n"
     "                          processes, or processes\n"
-    "  --json                  JSON: seektrace.report/1 for one process,\n"
-    "                          seektrace.merged/1 for several\n"
+    "  --json                  JSON: seektrace.report/2 for one process,\n"
+    "                          seektrace.merged/2 for several\n"
     "  --top N                 at most N rows in site and process tables (default 20)\n"
     "  --from-events           rebuild the accounts from the events even where the\n"
     "                          trace has a footer (a check of the trace itself)\n"
@@ -87,7 +87,7 @@ static void note_status(const struct process *p)
                                 : until);
 }
 
-/* A rendered seektrace.report/1 object with a "trace" member added when the
+/* A rendered seektrace.report/2 object with a "trace" member added when the
  * trace was not complete (the object ends in "}\n"). */
 static void write_json_object(const struct process *p, const char *json, size_t len)
 {
@@ -425,7 +425,7 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
      * several processes, so it goes the merged way. */
     c.single = n == 1 && ord[0].start != UINT64_MAX;
     if (o->json && o->by != BY_SITE && !(c.single && o->by == BY_FILE))
-        out_printf("{\"schema\":\"seektrace.merged/1\",\"processes\":[");
+        out_printf("{\"schema\":\"seektrace.merged/2\",\"processes\":[");
     progress_start("reading traces", n);
     for (size_t i = 0; i < n; i++) {
         char err[ST_TRACE_ERROR_MAX];

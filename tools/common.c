@@ -14,6 +14,8 @@
 #include <unistd.h>
 
 #include "json.h"
+#include "json_out.h"
+#include "name_text.h"
 #include "outbuf.h"
 #include "tool.h"
 #include "units.h"
@@ -376,18 +378,32 @@ static int j_frame(const struct jval *o, struct st_report_frame *f)
     return 0;
 }
 
-/* A seektrace.report/1 object as a report; memory from the JSON arena
- * (alloc). Returns NULL or a reason. */
-static const char *json_report(const struct jval *v, struct st_report *r)
+/* Every string value under v back to the bytes it names (name_text.h). */
+static void decode_names(struct jval *v)
+{
+    if (v->type == J_STRING) {
+        v->len = st_name_decode(v->str, v->len);
+        v->str[v->len] = '\0';
+    }
+    for (size_t i = 0; (v->type == J_ARRAY || v->type == J_OBJECT) && i < v->n; i++)
+        decode_names(&v->items[i]);
+}
+
+/* A seektrace.report/2 object (or /1, whose strings json.c already turned
+ * back into bytes: it wrote a byte that is not UTF-8 as \udcXX) as a report;
+ * memory from the JSON arena (alloc). Returns NULL or a reason. */
+static const char *json_report(struct jval *v, struct st_report *r)
 {
     memset(r, 0, sizeof *r);
     const char *schema = j_string(json_get(v, "schema"));
     if (!schema)
         return "not a seektrace report (no \"schema\")";
-    if (strcmp(schema, "seektrace.report/1") != 0)
+    if (strcmp(schema, "seektrace.report/2") == 0)
+        decode_names(v);
+    else if (strcmp(schema, "seektrace.report/1") != 0)
         return strncmp(schema, "seektrace.report/", 17) == 0
-                   ? "a newer report schema than this seektrace reads (seektrace.report/1)"
-                   : "not a seektrace.report/1 report";
+                   ? "a newer report schema than this seektrace reads (seektrace.report/2)"
+                   : "not a seektrace.report/2 report";
     const struct jval *files = json_get(v, "files");
     if (!files || files->type != J_ARRAY)
         return "no \"files\" array";
@@ -501,7 +517,7 @@ static int load_json(const char *path, const char *text, size_t len, process_fn 
         struct jdoc *doc = NULL;
         char why[256];
         size_t at = pos;
-        const struct jval *v = json_parse(&doc, text, len, &pos, why, sizeof why);
+        struct jval *v = json_parse(&doc, text, len, &pos, why, sizeof why);
         if (!v) {
             snprintf(err, ST_TRACE_ERROR_MAX, "%s: not a JSON report: %s at byte %zu", path, why,
                      pos);
@@ -634,31 +650,14 @@ void out_printf(const char *fmt, ...)
         tool_bad_input("cannot write the output: %s", strerror(errno));
 }
 
+static void file_sink(void *f, const char *s, size_t n)
+{
+    fwrite(s, 1, n, f);
+}
+
 void json_str(FILE *f, const char *s)
 {
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else if (*p < 0x80)
-            fputc(*p, f);
-        else {
-            /* Valid UTF-8 passes; anything else is written as \u00XX. */
-            int n = *p >= 0xF0 && *p < 0xF5 ? 3 : *p >= 0xE0 ? 2 : *p >= 0xC2 && *p < 0xE0 ? 1 : -1;
-            int ok = n > 0 && *p < 0xF5;
-            for (int k = 1; ok && k <= n; k++)
-                ok = (p[k] & 0xC0) == 0x80;
-            if (ok) {
-                fwrite(p, 1, (size_t)n + 1, f);
-                p += n;
-            } else {
-                fprintf(f, "\\u%04x", *p);
-            }
-        }
-    }
-    fputc('"', f);
+    st_json_write_string(s ? s : "", file_sink, f);
 }
 
 size_t size_list_parse(const char *cmd, const char *list, uint64_t *sizes)

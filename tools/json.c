@@ -89,7 +89,7 @@ static int hex4(struct parser *p, unsigned *out)
     return 0;
 }
 
-static int parse_string(struct parser *p, const char **out, size_t *outlen)
+static int parse_string(struct parser *p, char **out, size_t *outlen)
 {
     /* The decoded string is never longer than the encoded one. */
     size_t start = ++p->pos, max = 0;
@@ -144,8 +144,8 @@ static int parse_string(struct parser *p, const char **out, size_t *outlen)
                     p->pos = save;
             }
             /* UTF-8; at most 4 bytes for 6 input characters. A lone
-             * U+DC80..U+DCFF is a byte that was not UTF-8 (json_out.c):
-             * the byte itself. */
+             * U+DC80..U+DCFF is how seektrace.report/1 wrote a byte that
+             * was not UTF-8: the byte itself. */
             if (u >= 0xDC80 && u <= 0xDCFF) {
                 d[n++] = (char)(u & 0xFF);
             } else if (u < 0x80) {
@@ -252,7 +252,7 @@ static int literal(struct parser *p, const char *word)
 
 /* Members are parsed into a growing list, then copied into place. */
 struct member {
-    const char *key;
+    char *key;
     struct jval val;
     struct member *next;
 };
@@ -350,8 +350,8 @@ static int parse_value(struct parser *p, struct jval *v, int depth)
     }
 }
 
-const struct jval *json_parse(struct jdoc **docp, const char *text, size_t len, size_t *pos,
-                              char *err, size_t errsize)
+struct jval *json_parse(struct jdoc **docp, const char *text, size_t len, size_t *pos,
+                        char *err, size_t errsize)
 {
     if (!*docp && !(*docp = calloc(1, sizeof **docp))) {
         snprintf(err, errsize, "out of memory");

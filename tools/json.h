@@ -16,7 +16,8 @@ struct jval {
     double number;
     int is_u64;         /* a non-negative integer that fits */
     uint64_t u64;
-    const char *str;    /* J_STRING (NUL-terminated; may hold \u0000 as bytes) */
+    char *str;          /* J_STRING (NUL-terminated; may hold \u0000 as bytes), the
+                         * document's own copy: its reader may rewrite it shorter */
     size_t len;
     size_t n;           /* J_ARRAY, J_OBJECT: members */
     struct jval *items; /* members' values */
@@ -28,8 +29,8 @@ struct jdoc;
 /* Parses one JSON value from text[*pos .. len), skipping whitespace before
  * and after it; *pos ends past it. Returns NULL with a message (and the
  * byte offset where parsing failed in *pos) on bad input. */
-const struct jval *json_parse(struct jdoc **doc, const char *text, size_t len, size_t *pos,
-                              char *err, size_t errsize);
+struct jval *json_parse(struct jdoc **doc, const char *text, size_t len, size_t *pos,
+                        char *err, size_t errsize);
 void json_free(struct jdoc *doc);
 
 /* The member named key of an object, or NULL. */

@@ -2,8 +2,9 @@
 #include "json_out.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <string.h>
+
+#include "name_text.h"
 
 void st_json_init(struct st_json *j, struct st_outbuf *out)
 {
@@ -40,57 +41,60 @@ void st_json_end_object(struct st_json *j) { end(j, '}'); }
 void st_json_begin_array(struct st_json *j) { begin(j, '['); }
 void st_json_end_array(struct st_json *j) { end(j, ']'); }
 
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static int utf8_len(const unsigned char *s)
+/* The JSON text of the piece of a name in text (len bytes): ASCII that
+ * RFC 8259 requires escaped (and DEL) as an escape in esc, the rest as is. */
+static size_t json_quote(const char *text, size_t len, char esc[6], const char **out)
 {
-    if (s[0] < 0x80)
-        return 1;
-    int n = (s[0] & 0xE0) == 0xC0 ? 2 : (s[0] & 0xF0) == 0xE0 ? 3
-          : (s[0] & 0xF8) == 0xF0 ? 4 : 0;
-    if (n == 0 || (n == 2 && s[0] < 0xC2))
-        return 0;
-    for (int i = 1; i < n; i++)
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-    return n;
+    static const char hex[] = "0123456789abcdef";
+    unsigned char c = (unsigned char)text[0];
+    *out = esc;
+    esc[0] = '\\';
+    if (len == 1 && (c == '"' || c == '\\' || c == '\n' || c == '\t')) {
+        esc[1] = c == '\n' ? 'n' : c == '\t' ? 't' : (char)c;
+        return 2;
+    }
+    if (len == 1 && (c < 0x20 || c == 0x7F)) {
+        memcpy(esc + 1, "u00", 3);
+        esc[4] = hex[c >> 4];
+        esc[5] = hex[c & 0xF];
+        return 6;
+    }
+    *out = text;
+    return len;
 }
 
-static void write_escaped(struct st_outbuf *o, const char *str)
+void st_json_write_string(const char *s, st_json_sink *sink, void *ctx)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    char esc[8];
-    st_out_write(o, "\"", 1);
-    while (*s) {
-        int n = utf8_len(s);
-        if (n > 1) {
-            st_out_write(o, (const char *)s, (size_t)n);
-            s += n;
-            continue;
+    char run[256]; /* gathered, so the sink is called once per run, not per character */
+    size_t used = 0, left = strlen(s);
+    run[used++] = '"';
+    while (left) {
+        char piece[ST_NAME_PIECE_MAX], esc[6];
+        size_t len;
+        size_t took = st_name_piece(s, left, piece, &len);
+        s += took;
+        left -= took;
+        const char *text;
+        len = json_quote(piece, len, esc, &text);
+        if (used + len >= sizeof run) { /* room kept for the closing quote */
+            sink(ctx, run, used);
+            used = 0;
         }
-        unsigned char c = *s++;
-        if (c == '"' || c == '\\') {
-            esc[0] = '\\';
-            esc[1] = (char)c;
-            st_out_write(o, esc, 2);
-        } else if (c == '\n') {
-            st_out_write(o, "\\n", 2);
-        } else if (c == '\t') {
-            st_out_write(o, "\\t", 2);
-        } else if (c < 0x20 || c == 0x7F) {
-            snprintf(esc, sizeof esc, "\\u%04x", c);
-            st_out_write(o, esc, 6);
-        } else if (n == 0) {
-            /* A byte that is not UTF-8 (file names are bytes): U+DC00 plus
-             * the byte, the convention of Python's surrogateescape, so the
-             * exact name comes back (os.fsencode) and no valid name reads
-             * the same. */
-            snprintf(esc, sizeof esc, "\\udc%02x", c);
-            st_out_write(o, esc, 6);
-        } else {
-            st_out_write(o, (const char *)&c, 1);
-        }
+        memcpy(run + used, text, len);
+        used += len;
     }
-    st_out_write(o, "\"", 1);
+    run[used++] = '"';
+    sink(ctx, run, used);
+}
+
+static void outbuf_sink(void *out, const char *s, size_t n)
+{
+    st_out_write(out, s, n);
+}
+
+static void write_escaped(struct st_outbuf *o, const char *s)
+{
+    st_json_write_string(s, outbuf_sink, o);
 }
 
 void st_json_key(struct st_json *j, const char *key)

@@ -1,12 +1,13 @@
 /* json_out.h — a minimal JSON emitter over st_outbuf.
  *
  * Tracks only whether a comma is due, so callers write keys and values in
- * order. Strings are escaped per RFC 8259; bytes that are not valid UTF-8
- * (file names are arbitrary bytes) are written as \u00XX of the byte, so the
- * output is always valid JSON. */
+ * order. Strings are escaped per RFC 8259 and are always well-formed UTF-8:
+ * a string is bytes (file names are arbitrary bytes), written as its text
+ * (name_text.h), so the exact bytes come back from it. */
 #ifndef SEEKTRACE_JSON_OUT_H
 #define SEEKTRACE_JSON_OUT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "outbuf.h"
@@ -16,6 +17,13 @@ struct st_json {
     int depth;
     unsigned char need_comma[32];
 };
+
+/* Where st_json_write_string puts its text, in runs. */
+typedef void st_json_sink(void *ctx, const char *s, size_t n);
+
+/* The string s as one JSON string, quotes included: for JSON written by
+ * hand (the tools), the same text st_json_string writes. */
+void st_json_write_string(const char *s, st_json_sink *sink, void *ctx);
 
 void st_json_init(struct st_json *j, struct st_outbuf *out);
 void st_json_begin_object(struct st_json *j);

@@ -1,4 +1,4 @@
-/* report_json.c — the report as schema seektrace.report/1 (docs/report-json.md). */
+/* report_json.c — the report as schema seektrace.report/2 (docs/report-json.md). */
 #include "findings.h"
 #include "json_out.h"
 #include "report_model.h"
@@ -155,7 +155,7 @@ void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
     st_json_init(&j, o);
     st_json_begin_object(&j);
     st_json_key(&j, "schema");
-    st_json_string(&j, "seektrace.report/1");
+    st_json_string(&j, "seektrace.report/2");
     st_json_key(&j, "capture");
     st_json_string(&j, r->capture);
     if (r->capture_reason) {

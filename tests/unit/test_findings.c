@@ -171,7 +171,7 @@ static void json_report_has_the_schema_keys(void **state)
     capture_open(&o);
     st_report_write_json(&report, &o);
     char *s = capture_close(&o);
-    assert_non_null(strstr(s, "{\"schema\":\"seektrace.report/1\",\"capture\":\"exact\",\"pid\":42"));
+    assert_non_null(strstr(s, "{\"schema\":\"seektrace.report/2\",\"capture\":\"exact\",\"pid\":42"));
     assert_non_null(strstr(s, "\"files\":[{\"path\":\"/data/demo.dat\",\"read_syscalls\":200000,"
                               "\"kernel_read_bytes\":26214400000,\"lseek_syscalls\":200000"));
     assert_non_null(strstr(s, "\"requested_bytes\":3200000,\"delivered_bytes\":3200000,"

@@ -13,6 +13,11 @@
 static struct st_outbuf out;
 static struct st_json j;
 
+static void sink_to_outbuf(void *o, const char *s, size_t n)
+{
+    st_out_write(o, s, n);
+}
+
 static void begin(void)
 {
     capture_open(&out);
@@ -52,13 +57,41 @@ static void strings_are_escaped(void **state)
     free(s);
 }
 
-static void valid_utf8_passes_invalid_bytes_are_escaped(void **state)
+/* Well-formed UTF-8 out whatever the bytes in (name_text.h has the full
+ * table); the same text through st_json_write_string, for the tools. */
+static void strings_are_well_formed_utf8(void **state)
 {
     (void)state;
+    static const char name[] = "caf\xc3\xa9 \xff\xfe x\xed\xa0\x80\x7f\xef\xbf\xbd\"\xc3";
+    static const char text[] = "\"caf\xc3\xa9 \xef\xbf\xbd" "FF\xef\xbf\xbd" "FE x\xef\xbf\xbd"
+                               "ED\xef\xbf\xbd" "A0\xef\xbf\xbd" "80\\u007f\xef\xbf\xbd\xef\xbf\xbd"
+                               "\\\"\xef\xbf\xbd" "C3\"";
     begin();
-    st_json_string(&j, "caf\xc3\xa9 \xff\xfe x\xc3");
+    st_json_string(&j, name);
     char *s = capture_close(&out);
-    assert_string_equal(s, "\"caf\xc3\xa9 \\udcff\\udcfe x\\udcc3\"");
+    assert_string_equal(s, text);
+    free(s);
+    begin();
+    st_json_write_string(name, sink_to_outbuf, &out);
+    s = capture_close(&out);
+    assert_string_equal(s, text);
+    free(s);
+}
+
+/* Long strings go to the sink in runs that together are the whole text. */
+static void long_strings_cross_runs(void **state)
+{
+    (void)state;
+    char name[1001];
+    for (int i = 0; i < 1000; i++)
+        name[i] = i % 3 == 2 ? '\xff' : 'a';
+    name[1000] = '\0';
+    begin();
+    st_json_string(&j, name);
+    char *s = capture_close(&out);
+    assert_int_equal(strlen(s), 2 + 667 + 333 * 5);
+    assert_memory_equal(s, "\"aa\xef\xbf\xbd" "FFaa", 10);
+    assert_memory_equal(s + strlen(s) - 4, "FFa\"", 4);
     free(s);
 }
 
@@ -93,7 +126,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nesting_and_commas),
         cmocka_unit_test(strings_are_escaped),
-        cmocka_unit_test(valid_utf8_passes_invalid_bytes_are_escaped),
+        cmocka_unit_test(strings_are_well_formed_utf8),
+        cmocka_unit_test(long_strings_cross_runs),
         cmocka_unit_test(non_finite_numbers_are_null),
         cmocka_unit_test(large_output_crosses_the_buffer),
     };
