@@ -27,6 +27,7 @@ import xml.etree.ElementTree as ET
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "integration"))
 import data_files  # noqa: E402  (the integration tests' fixed data files)
+from seektrace_reports import name_bytes  # noqa: E402
 
 
 class Failure(Exception):
@@ -85,6 +86,14 @@ class Ctx:
 
     def st(self, *args, rc=0, env=None, input=None):
         """Runs seektrace; returns (stdout, stderr) as text, checking the exit code."""
+        out, err = self.st_bytes(*args, rc=rc, env=env, input=input)
+        return out.decode(errors="replace"), err.decode(errors="replace")
+
+    def st_raw(self, *args, rc=0):
+        """Runs seektrace; returns its stdout as bytes, checking the exit code."""
+        return self.st_bytes(*args, rc=rc)[0]
+
+    def st_bytes(self, *args, rc=0, env=None, input=None):
         if args and args[0] == "run" and self.a.preload_prefix:
             # What run starts is traced: the runtime goes first (run keeps it so).
             env = self.traced_env(env)
@@ -92,11 +101,11 @@ class Ctx:
             env["LD_PRELOAD"] = self.a.preload_prefix + (":" + old if old else "")
         p = subprocess.run([self.a.seektrace, *args], capture_output=True, env=env, input=input,
                            timeout=300)
-        out, err = p.stdout.decode(errors="replace"), p.stderr.decode(errors="replace")
         if rc is not None and p.returncode != rc:
-            raise Failure(f"seektrace {' '.join(args)}: exit {p.returncode}, expected {rc}\n"
-                          f"stdout: {out[-3000:]}\nstderr: {err[-3000:]}")
-        return out, err
+            raise Failure(f"seektrace {' '.join(map(str, args))}: exit {p.returncode}, expected {rc}\n"
+                          f"stdout: {p.stdout[-3000:].decode(errors='replace')}\n"
+                          f"stderr: {p.stderr[-3000:].decode(errors='replace')}")
+        return p.stdout, p.stderr
 
     def stj(self, *args, **kw):
         out, _ = self.st(*args, **kw)
@@ -306,7 +315,7 @@ def case_multiprocess_pipeline(ctx):
     script = (f"cat {ctx.bin} | wc -c > /dev/null; head -c 100000 {ctx.bin} > /dev/null; "
               f"cat {ctx.text} {ctx.bin} | cat > /dev/null")
     j, d = run_json(ctx, "sh", "-c", script)
-    expect(j["schema"] == "seektrace.merged/1", f"schema {j.get('schema')}")
+    expect(j["schema"] == "seektrace.merged/2", f"schema {j.get('schema')}")
     procs = j["processes"]
     names = sorted(p["argv"][0] for p in procs)
     expect(names.count("cat") == 3 and "wc" in names and "head" in names, f"processes {names}")
@@ -398,7 +407,7 @@ def case_run_switch_user(ctx):
     ctx.st("run", "-q", "--json", "-o", out, "--", "true")
     with open(out) as fh:
         j = json.load(fh)
-    expect(j["schema"] == "seektrace.merged/1" and j["processes"] == [], f"{j}")
+    expect(j["schema"] == "seektrace.merged/2" and j["processes"] == [], f"{j}")
     # Under /tmp itself: nobody must be able to reach it.
     d = tempfile.mkdtemp(prefix="seektrace-switch-")
     try:
@@ -608,7 +617,7 @@ def case_bad_input(ctx):
     corrupt[hs + 32] = 0x1f  # the first chunk's first event: an unknown kind
     write("corrupt.sktrace", bytes(corrupt))
     write("bad.json", b'{"schema": "seektrace.report/7", "files": []}')
-    write("broken.json", b'{"schema": "seektrace.report/1", "files": [ {"path": 1')
+    write("broken.json", b'{"schema": "seektrace.report/2", "files": [ {"path": 1')
     for name, path in bad.items():
         for args in (["report"], ["report", "--from-events"], ["check", "--max-amplification", "5"],
                      ["export", "--format", "csv"]):
@@ -795,26 +804,102 @@ def case_merge_many(ctx):
     expect(j["schema"] == "seektrace.sites/1" and j["sites"], f"{j}")
 
 
+# File names that are not UTF-8, one per class of Unicode §3.9 Table 3-7's
+# ill-formed sequences, and names that are but need care.
+ODD_NAMES = (
+    b"a\xed\xa0\x80",                          # a surrogate (issue 19's reproducer)
+    b"ov\xc0\xaf\xc1\xbf\xe0\x80\xaf\xf0\x80\x80\xaf",  # overlong forms
+    b"big\xf4\x90\x80\x80\xf5\x80\x80\x80\xf8\x88\x80\x80\x80",  # past U+10FFFF, 5 bytes
+    b"n\xffa\xfeme\x80\xbf.bin\xe1\x80",         # no lead, lone continuations, cut short
+    b"rep\xef\xbf\xbdFF\xef\xbf\xbd",               # U+FFFD itself, once followed by hex
+    b"ok-\xc3\xa9\xf0\x9f\x98\x80\xf4\x8f\xbf\xbf",   # well-formed, to the last code point
+    b'q"b\\\x01\x7f\t',                          # well-formed, JSON escapes
+)
+
+
+def strict_json(data, what):
+    """data (bytes) as JSON the strict way: UTF-8 that Python's decoder takes
+    (no surrogates, overlong forms or code points past U+10FFFF), and no
+    string escaping a lone surrogate (I-JSON, RFC 7493)."""
+    try:
+        doc = json.loads(data.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise Failure(f"{what}: not JSON in well-formed UTF-8: {e}") from None
+    stack = [doc]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+        elif isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                raise Failure(f"{what}: a string with a lone surrogate: {v!r}") from None
+    return doc
+
+
 def case_non_utf8_name(ctx):
-    # A file name is bytes, not always UTF-8: the library writes a byte that
-    # is not as U+DC00 + byte (Python's surrogateescape), the command reads
-    # that back to the byte when it merges, and writes it again the same way:
-    # json.load then gives exactly os.fsdecode of the name, at every step.
-    raw = os.fsencode(ctx.newdir("names")) + b"/n\xffa\xfeme\xc3.bin"
-    with open(raw, "wb") as fh:
-        fh.write(b"y" * 3000)
-    name = os.fsdecode(raw)
-    j, d = run_json(ctx, "sh", "-c", 'cat "$1" > /dev/null; cat "$1" > /dev/null', "sh", name,
-                    dirname="names-run")
-    paths = [f["path"] for f in j["merged"]["files"]]
-    expect(name in paths, f"merged report: {paths!r}, expected {name!r}")
-    per_process = [f["path"] for r in reports_in(os.path.join(d, "reports")).values()
-                   for f in r["files"]]
-    expect(name in per_process, f"the library's report: {per_process!r}")
-    jsons = sorted(glob.glob(os.path.join(d, "reports", "*.json")))
-    for where, what in (([d], "the traces"), (jsons, "the JSON reports")):
-        again = ctx.stj("report", "--json", *where)
-        expect(name in [f["path"] for f in again["merged"]["files"]], f"report over {what}")
+    # A file name is bytes. Whatever they are, every output is well-formed
+    # UTF-8 JSON (or XML) and names the exact bytes (seektrace_reports.name_bytes):
+    # the library's report at exit, the command's reports over the traces
+    # and over those reports, run, export and check.
+    d = os.fsencode(ctx.newdir("names"))
+    names = [d + b"/" + n for n in ODD_NAMES]
+    for i, n in enumerate(names):
+        with open(n, "wb") as fh:
+            fh.write(b"y" * (1000 + i))
+    want = set(names)
+
+    def paths_of(report, what):
+        got = {name_bytes(f["path"]) for f in report["files"]}
+        expect(want <= got, f"{what}: {sorted(want - got)!r} missing from {sorted(got)!r}")
+
+    traces, reports, _ = ctx.traced(["cat", *names], name="names-cat")
+    (at_exit,) = glob.glob(os.path.join(reports, "*.json"))
+    with open(at_exit, "rb") as fh:
+        rep = strict_json(fh.read(), "the library's report")
+    paths_of(rep, "the library's report")
+    argv = [name_bytes(a) for a in rep["argv"]]
+    expect(argv == [b"cat", *names], f"argv {argv!r}")
+    (trace,) = traces_in(traces)
+    for where in (trace, at_exit):
+        again = strict_json(ctx.st_raw("report", "--json", where), f"report --json {where}")
+        if again["schema"] == "seektrace.merged/2":  # a JSON report is read as one of several
+            paths_of(again["merged"], f"report --json {where}")
+            (again,) = again["processes"]
+        paths_of(again, f"report --json {where}")
+        expect([name_bytes(a) for a in again["argv"]] == argv, f"{where}: argv {again['argv']!r}")
+        for fmt in ("json", "junit"):
+            out = ctx.st_raw("check", "--max-read-syscalls", "0", "--format", fmt, where, rc=1)
+            if fmt == "json":
+                v = strict_json(out, f"check over {where}")["violations"]
+                got = {name_bytes(x["path"]) for x in v}
+            else:
+                try:
+                    cases = ET.fromstring(out).iter("testcase")
+                except ET.ParseError as e:
+                    raise Failure(f"check --format junit over {where}: not XML: {e}") from None
+                got = {name_bytes(c.get("name")) for c in cases}
+            # XML 1.0 cannot carry control characters: check writes '?'.
+            expect({n for n in want if min(n) >= 0x20 or fmt == "json"} <= got,
+                   f"check --format {fmt} over {where}: {sorted(want - got)!r} missing")
+    sites = strict_json(ctx.st_raw("report", "--by", "site", "--json", trace), "report --by site")
+    expect(want <= {name_bytes(s["path"]) for s in sites["sites"]}, "report --by site")
+    lines = ctx.st_raw("export", "--format", "jsonl", trace).splitlines()
+    events = {name_bytes(o["path"]) for o in (strict_json(l, "export jsonl") for l in lines)
+              if "path" in o}
+    expect(want <= events, f"export jsonl: {sorted(want - events)!r} missing")
+    chrome = strict_json(ctx.st_raw("export", "--format", "chrome", trace), "export chrome")
+    named = {name_bytes(e["args"]["path"]) for e in chrome["traceEvents"] if "path" in e.get("args", {})}
+    expect(want <= named, f"export chrome: {sorted(want - named)!r} missing")
+    j, run_dir = run_json(ctx, "sh", "-c", 'cat "$@" > /dev/null', "sh", *map(os.fsdecode, names),
+                          dirname="names-run")
+    paths_of(j["merged"], "run --json")
+    merged = strict_json(ctx.st_raw("report", "--json", run_dir), "report --json over the run")
+    paths_of(merged["merged"], "report --json over the run")
 
 
 def case_install_layout(ctx):

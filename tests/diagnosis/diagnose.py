@@ -155,7 +155,7 @@ class Context:
             if fmt == "text":
                 return own, f.read()
             report = json.load(f)
-        if report.get("schema") != "seektrace.report/1":
+        if report.get("schema") != "seektrace.report/2":
             raise Failed(f"report schema {report.get('schema')!r}")
         if report.get("capture") != "exact":
             raise Failed(f"capture {report.get('capture')!r} ({report.get('capture_reason')}): "

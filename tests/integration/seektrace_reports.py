@@ -3,12 +3,25 @@ import collections
 import glob
 import json
 import os
+import re
 
-SCHEMA = "seektrace.report/1"
+SCHEMA = "seektrace.report/2"
 # The per-file figures the tests compare; all are summed when several
 # processes report the same file.
 FIGURES = ("read_syscalls", "kernel_read_bytes", "lseek_syscalls", "write_syscalls",
            "kernel_write_bytes", "requested_bytes", "delivered_bytes")
+
+
+# Every string in seektrace's JSON is bytes (docs/report-json.md, "Strings"):
+# a byte outside well-formed UTF-8 is U+FFFD and its two hex digits (80-FF),
+# and U+FFFD itself is written twice.
+_BYTE_ESCAPE = re.compile(rb"\xef\xbf\xbd(\xef\xbf\xbd|[89A-F][0-9A-F])")
+
+
+def name_bytes(s):
+    """The exact bytes a string of seektrace's JSON stands for."""
+    return _BYTE_ESCAPE.sub(lambda m: m[1] if len(m[1]) == 3 else bytes.fromhex(m[1].decode()),
+                            s.encode("utf-8"))
 
 
 class ReportError(Exception):

@@ -185,7 +185,7 @@ def load_reports(report_dir):
             rep = json.loads(text)
         except json.JSONDecodeError as e:
             raise Failure(f"{path}: not one JSON object ({e}): {text[:200]!r}") from None
-        if rep.get("schema") != "seektrace.report/1":
+        if rep.get("schema") != "seektrace.report/2":
             raise Failure(f"{path}: schema {rep.get('schema')!r}")
         if rep.get("capture") != "exact":
             raise Failure(f"{path}: capture {rep.get('capture')!r}: {rep.get('capture_reason')}")

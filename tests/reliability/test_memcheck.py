@@ -157,7 +157,7 @@ def case_bad_input(ctx):
         "future.sktrace": bytes(future),
         "empty.sktrace": b"",
         "foreign.sktrace": b"#!/bin/sh\necho not a trace\n" * 100,
-        "broken.json": b'{"schema": "seektrace.report/1", "files": [ {"path": 1',
+        "broken.json": b'{"schema": "seektrace.report/2", "files": [ {"path": 1',
     }
     for name, data in bad.items():
         path = os.path.join(d, name)

@@ -1196,7 +1196,7 @@ def security_escaping(ctx):
 
 # --- where SEEKTRACE_OUTPUT points: devices, FIFOs, descriptors -------------------
 
-REPORT_START = b'{"schema":"seektrace.report/1"'
+REPORT_START = b'{"schema":"seektrace.report/2"'
 
 
 def split_reports(data):

@@ -8,12 +8,11 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "name_text.h"
+#include "utf8_reference.h"
 
 #define R "\xEF\xBF\xBD" /* U+FFFD */
 
@@ -137,29 +136,6 @@ static void the_table_of_sequences(void **state)
     }
 }
 
-/* The length of the well-formed sequence at s from the code point it
- * encodes (RFC 3629's bit patterns): shortest form, no surrogate, at most
- * U+10FFFF. */
-static size_t reference_len(const unsigned char *s, size_t n)
-{
-    static const uint32_t least[] = {0, 0, 0x80, 0x800, 0x10000};
-    if (s[0] < 0x80)
-        return 1;
-    size_t len = s[0] >= 0xC0 && s[0] < 0xE0 ? 2 : s[0] >= 0xE0 && s[0] < 0xF0 ? 3
-               : s[0] >= 0xF0 && s[0] < 0xF8 ? 4 : 0;
-    if (!len || n < len)
-        return 0;
-    uint32_t cp = s[0] & (0x7Fu >> len);
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = cp << 6 | (s[i] & 0x3Fu);
-    }
-    if (cp < least[len] || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF)
-        return 0;
-    return len;
-}
-
 static void every_short_sequence_agrees_with_the_code_points(void **state)
 {
     (void)state;
@@ -170,9 +146,9 @@ static void every_short_sequence_agrees_with_the_code_points(void **state)
         s[1] = (unsigned char)(v >> 8);
         s[2] = (unsigned char)v;
         for (size_t n = 1; n <= 3; n++)
-            if (st_utf8_len(s, n) != reference_len(s, n))
+            if (st_utf8_len(s, n) != utf8_reference_len(s, n))
                 fail_msg("%02x %02x %02x (%zu bytes): %zu, expected %zu", s[0], s[1], s[2], n,
-                         st_utf8_len(s, n), reference_len(s, n));
+                         st_utf8_len(s, n), utf8_reference_len(s, n));
         valid += st_utf8_len(s, 3) == 3;
     }
     /* U+0800..U+FFFF less the 2,048 surrogates, each once. */
@@ -187,7 +163,7 @@ static void every_short_sequence_agrees_with_the_code_points(void **state)
                     s[2] = edges[a];
                     s[3] = edges[b];
                     for (size_t n = 1; n <= 4; n++)
-                        assert_int_equal(st_utf8_len(s, n), reference_len(s, n));
+                        assert_int_equal(st_utf8_len(s, n), utf8_reference_len(s, n));
                 }
 }
 
@@ -219,11 +195,7 @@ static void random_names_round_trip(void **state)
         for (size_t i = 0; i < n; i++)
             name[i] = (char)pool[((seed = seed * 1103515245 + 12345) >> 16) % sizeof pool];
         size_t len = encode(name, n, text, sizeof text);
-        for (size_t at = 0; at < len;) {
-            size_t k = st_utf8_len((const unsigned char *)text + at, len - at);
-            assert_true(k > 0); /* the text is well-formed throughout */
-            at += k;
-        }
+        assert_true(utf8_reference_valid((const unsigned char *)text, len));
         assert_int_equal(st_name_decode(text, len), n);
         assert_memory_equal(text, name, n);
     }
