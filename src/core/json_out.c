@@ -50,11 +50,12 @@ static size_t json_quote(const char *text, size_t len, char esc[6], const char *
     *out = esc;
     esc[0] = '\\';
     if (len == 1 && (c == '"' || c == '\\' || c == '\n' || c == '\t')) {
-        esc[1] = c == '\n' ? 'n' : c == '\t' ? 't' : (char)c;
+        esc[1] = (char)(c == '\n' ? 'n' : c == '\t' ? 't' : c);
         return 2;
     }
     if (len == 1 && (c < 0x20 || c == 0x7F)) {
-        memcpy(esc + 1, "u00", 3);
+        esc[1] = 'u';
+        esc[2] = esc[3] = '0';
         esc[4] = hex[c >> 4];
         esc[5] = hex[c & 0xF];
         return 6;
