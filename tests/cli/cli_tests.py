@@ -900,6 +900,15 @@ def case_non_utf8_name(ctx):
     paths_of(j["merged"], "run --json")
     merged = strict_json(ctx.st_raw("report", "--json", run_dir), "report --json over the run")
     paths_of(merged["merged"], "report --json over the run")
+    # A seektrace.report/1 report (written before /2) is read by its own rule:
+    # \udcXX is the byte, and U+FFFD followed by hex is just that text.
+    old = os.path.join(os.fsdecode(d), "old.json")
+    with open(old, "w") as fh:
+        fh.write('{"schema":"seektrace.report/1","pid":7,"argv":["x"],"files":['
+                 '{"path":"/a\\udcff","read_syscalls":1},{"path":"/b\\ufffdFF","read_syscalls":2}]}')
+    again = strict_json(ctx.st_raw("report", "--json", old), "report --json over a report/1")
+    got = sorted(name_bytes(f["path"]) for f in again["merged"]["files"])
+    expect(got == [b"/a\xff", b"/b\xef\xbf\xbdFF"], f"report/1 read as {got!r}")
 
 
 def case_install_layout(ctx):
