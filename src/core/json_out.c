@@ -64,28 +64,58 @@ static size_t json_quote(const char *text, size_t len, char esc[6], const char *
     return len;
 }
 
+/* Text gathered so the sink is called once per run, not per character. */
+struct run {
+    st_json_sink *sink;
+    void *ctx;
+    size_t used;
+    char buf[256];
+};
+
+static void run_add(struct run *r, const char *s, size_t n)
+{
+    if (r->used + n > sizeof r->buf) {
+        r->sink(r->ctx, r->buf, r->used);
+        r->used = 0;
+    }
+    if (n > sizeof r->buf) {
+        r->sink(r->ctx, s, n);
+        return;
+    }
+    memcpy(r->buf + r->used, s, n);
+    r->used += n;
+}
+
+/* ASCII that JSON takes as it is. */
+static int plain(char c)
+{
+    return c >= 0x20 && c < 0x7F && c != '"' && c != '\\';
+}
+
 void st_json_write_string(const char *s, st_json_sink *sink, void *ctx)
 {
-    char run[256]; /* gathered, so the sink is called once per run, not per character */
-    size_t used = 0, left = strlen(s);
-    run[used++] = '"';
+    struct run r = {.sink = sink, .ctx = ctx};
+    size_t left = strlen(s);
+    run_add(&r, "\"", 1);
     while (left) {
-        char piece[ST_NAME_PIECE_MAX], esc[6];
-        size_t len;
-        size_t took = st_name_piece(s, left, piece, &len);
-        s += took;
-        left -= took;
-        const char *text;
-        len = json_quote(piece, len, esc, &text);
-        if (used + len >= sizeof run) { /* room kept for the closing quote */
-            sink(ctx, run, used);
-            used = 0;
+        size_t n = 0;
+        while (n < left && plain(s[n]))
+            n++;
+        if (!n) {
+            char piece[ST_NAME_PIECE_MAX], esc[6];
+            size_t len;
+            n = st_name_piece(s, left, piece, &len);
+            const char *text;
+            len = json_quote(piece, len, esc, &text);
+            run_add(&r, text, len);
+        } else {
+            run_add(&r, s, n);
         }
-        memcpy(run + used, text, len);
-        used += len;
+        s += n;
+        left -= n;
     }
-    run[used++] = '"';
-    sink(ctx, run, used);
+    run_add(&r, "\"", 1);
+    sink(ctx, r.buf, r.used);
 }
 
 static void outbuf_sink(void *out, const char *s, size_t n)

@@ -93,6 +93,14 @@ static void long_strings_cross_runs(void **state)
     assert_memory_equal(s, "\"aa\xef\xbf\xbd" "FFaa", 10);
     assert_memory_equal(s + strlen(s) - 4, "FFa\"", 4);
     free(s);
+    /* A run of plain ASCII longer than the gathering buffer. */
+    memset(name, 'b', 1000);
+    begin();
+    st_json_string(&j, name);
+    s = capture_close(&out);
+    assert_int_equal(strlen(s), 1002);
+    assert_true(s[0] == '"' && s[1] == 'b' && s[1000] == 'b' && s[1001] == '"');
+    free(s);
 }
 
 static void non_finite_numbers_are_null(void **state)
