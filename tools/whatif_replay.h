@@ -59,7 +59,7 @@ struct whatif {
     size_t old_traces;          /* format 1 traces: no calls recorded */
     char *command;              /* the first process's command line */
     char stdio_rules[40];       /* whose stdio rules replayed: "glibc 2.42+", or
-                                 * "glibc 2.28-2.41, glibc 2.42+" when traces differ */
+                                 * "glibc 2.36-2.41, glibc 2.42+" when traces differ */
 };
 
 /* Starts an empty result for these sizes (copied). Returns 0, or -1 when out

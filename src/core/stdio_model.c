@@ -42,6 +42,7 @@ static int64_t sys_lseek(struct st_model *m, int64_t offset, int whence)
 
 /* ---- Which glibc. ---- */
 
+#define GLIBC_2_36 236
 #define GLIBC_2_42 242
 
 unsigned st_model_glibc(const char *version)
@@ -61,7 +62,17 @@ unsigned st_model_glibc(const char *version)
 
 const char *st_model_rules_name(unsigned glibc)
 {
-    return glibc >= GLIBC_2_42 ? "2.42+" : "2.28-2.41";
+    if (glibc >= GLIBC_2_42)
+        return "2.42+";
+    return glibc == 0 || glibc >= GLIBC_2_36 ? "2.36-2.41" : "2.28-2.35";
+}
+
+/* The fix of bug 27821 (exit frees ungetc's backup area before syncing),
+ * upstream in 2.41 and on the 2.36-2.40 stable branches (Debian 12 has
+ * it); 2.31 (Debian 11) syncs in the backup area (stdio_model.h). */
+static bool frees_backup_at_exit(const struct st_model *m)
+{
+    return m->cfg.glibc == 0 || m->cfg.glibc >= GLIBC_2_36;
 }
 
 /* glibc 2.42's fixes of bugs 5994, 12724 and 32369 (stdio_model.h). */
@@ -475,13 +486,15 @@ static int64_t do_fflush(struct st_model *m)
 /* _IO_cleanup → _IO_unbuffer_all: at exit every stream still open is
  * unbuffered with _IO_SETBUF (fp, NULL, 0), which syncs it first, unless it
  * is already unbuffered or never got an orientation ("it wasn't used"). The
- * backup area is freed before that (glibc 2.36 stable branch, BZ #27821). */
+ * backup area is freed before that (glibc 2.36 stable branch, BZ #27821);
+ * before 2.36 the sync gives back only the backup area's unread bytes. */
 static void do_exit(struct st_model *m)
 {
     /* From 2.42 _IO_flush_all syncs input streams first (bug 32369). */
     if (syncs_input(m) && unread(m) > 0)
         do_fflush(m);
-    free_backup(m);
+    if (frees_backup_at_exit(m))
+        free_backup(m);
     if (m->cfg.buffering != ST_M_BUF_NONE && m->oriented)
         do_fflush(m);
     m->is_open = false;

@@ -8,12 +8,15 @@
  *
  * The rules are those of glibc's libio (fileops.c, genops.c): each function
  * in stdio_model.c names the glibc function it follows. They are 2.36's, the
- * same from 2.28 to 2.41; glibc 2.42 changed three, chosen by cfg.glibc:
+ * same up to 2.41; glibc 2.42 changed three, chosen by cfg.glibc:
  * fflush gives back what a backup area (ungetc) holds and the main get
  * area's unread bytes (bug 5994), fclose syncs an input stream that still
  * holds unread bytes (bug 12724), and exit's flush syncs input streams
- * (bug 32369). Validated against strace under Debian 12's, 13's and sid's
- * glibc by tests/model/validate.py.
+ * (bug 32369). Before 2.36 one differs: exit syncs a stream still in its
+ * backup area there, giving back only the backup's bytes (bug 27821's fix,
+ * on the 2.36-2.40 stable branches and in 2.41, frees the backup area
+ * first). Validated against strace under Debian 11's 2.31, 12's 2.36, 13's
+ * 2.41 and sid's 2.43 by tests/model/validate.py.
  *
  * Not modelled: the write side ("r+", "w", "a" streams), wide streams,
  * mmap'ed "rm" streams, stdio's internal readers (fscanf, getw, ...), files
@@ -89,7 +92,8 @@ struct st_model_config {
  * string that is not a glibc 2.x version. */
 unsigned st_model_glibc(const char *version);
 
-/* The glibc versions whose rules cfg.glibc selects: "2.42+" or "2.28-2.41". */
+/* The glibc versions whose rules cfg.glibc selects: "2.42+", "2.36-2.41"
+ * or "2.28-2.35". */
 const char *st_model_rules_name(unsigned glibc);
 
 struct st_model_cost {

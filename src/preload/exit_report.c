@@ -14,6 +14,7 @@
 #include "bulk.h"
 #include "config.h"
 #include "files.h"
+#include "glibc_compat.h"
 #include "ledger.h"
 #include "ops.h"
 #include "lifecycle.h"

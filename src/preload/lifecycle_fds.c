@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <linux/close_range.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -26,6 +25,7 @@
 
 #include "export.h"
 #include "fdtable.h"
+#include "glibc_compat.h"
 #include "lifecycle.h"
 #include "proc_self.h"
 #include "real.h"

@@ -3,9 +3,9 @@
 #include "ops.h"
 
 #include <string.h>
-#include <sys/single_threaded.h>
 
 #include "fdtable.h"
+#include "glibc_compat.h"
 #include "infer.h"
 #include "ledger.h"
 #include "stdio_hook.h"

@@ -13,10 +13,10 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
-#include <sys/single_threaded.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "glibc_compat.h"
 #include "loaded_object.h"
 
 unsigned st_glibc_rules;

@@ -12,7 +12,7 @@
 #define SEEKTRACE_SYNC_H
 
 #include <stdint.h>
-#include <sys/single_threaded.h>
+#include "glibc_compat.h"
 
 /* The add while the process has one thread: one instruction on x86. */
 static inline void st_add_alone(uint64_t *p, uint64_t n)

@@ -1061,7 +1061,8 @@ def case_glibc_named(ctx):
         runs.append(([os.path.join(sid, "ld-linux-x86-64.so.2"), "--library-path", sid],
                      f.read().strip().split("-")[0]))
     for loader, version in runs:
-        rules = "2.42+" if tuple(map(int, version.split("."))) >= (2, 42) else "2.28-2.41"
+        v = tuple(map(int, version.split(".")))
+        rules = "2.42+" if v >= (2, 42) else "2.36-2.41" if v >= (2, 36) else "2.28-2.35"
         traces, reports, p = ctx.traced(loader + [ctx.a.demo, os.path.join(ctx.tmp, "d.dat"),
                                                   "--seeks", "200"], name="glibc")
         report = list(reports_in(reports).values())[0]

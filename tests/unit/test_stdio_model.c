@@ -1,7 +1,8 @@
 /* test_stdio_model.c — the stdio model's rules on hand-made call sequences.
  *
  * Every expected figure was measured on glibc 2.36 (Debian 12), or for the
- * 2.42 rules on sid's 2.43, with strace -e trace=read,lseek,newfstatat -y on
+ * 2.42 rules on sid's 2.43 and for the 2.28-2.35 rules on Debian 11's 2.31,
+ * with strace -e trace=read,lseek,newfstatat -y on
  * the same calls, against files of the same sizes; the comment above each
  * test lists the syscalls seen.
  * tests/model/validate.py checks whole workloads the same way. */
@@ -243,6 +244,29 @@ static void test_glibc242_exit_in_backup(void **state)
     assert_int_equal(m.kernel_pos, 1);
 }
 
+/* exit in the backup area before 2.36 (bug 27821 unfixed): the sync gives
+ * back the backup's byte alone; with a 1-byte buffer read to its end, the
+ * main get area has nothing unread, so only 2.31 lseeks.
+ *   2.31: read 4096; lseek -1 SEEK_CUR      1-byte: read 1 (x2); lseek -1
+ *   2.36: read 4096; lseek -4094 SEEK_CUR   1-byte: read 1 (x2) */
+static void test_glibc231_exit_in_backup(void **state)
+{
+    (void)state;
+    const struct st_model_op ops[] = { OPEN, GETC, GETC, UNGETC(false), EXIT };
+    struct st_model m = run_glibc("2.31", ops, N_OPS(ops));
+    check(&m, (struct expect){ .reads = 1, .bytes = 4096, .lseeks = 1 });
+    assert_int_equal(m.kernel_pos, 4095);
+
+    struct st_model_config one = { .file_size = 10000, .bufsize = 1, .buffering = ST_M_BUF_USER,
+                                   .glibc = st_model_glibc("2.31") };
+    m = run_cfg(&one, ops, N_OPS(ops));
+    check(&m, (struct expect){ .reads = 2, .bytes = 2, .lseeks = 1 });
+    assert_int_equal(m.kernel_pos, 1);
+    one.glibc = st_model_glibc("2.36");
+    m = run_cfg(&one, ops, N_OPS(ops));
+    check(&m, (struct expect){ .reads = 2, .bytes = 2, .lseeks = 0 });
+}
+
 static void test_glibc_version_parsing(void **state)
 {
     (void)state;
@@ -255,7 +279,10 @@ static void test_glibc_version_parsing(void **state)
     assert_int_equal(st_model_glibc("3.1"), 0);
     assert_int_equal(st_model_glibc("2."), 0);
     assert_int_equal(st_model_glibc("2.100"), 0);
-    assert_string_equal(st_model_rules_name(241), "2.28-2.41");
+    assert_string_equal(st_model_rules_name(231), "2.28-2.35");
+    assert_string_equal(st_model_rules_name(236), "2.36-2.41");
+    assert_string_equal(st_model_rules_name(0), "2.36-2.41");
+    assert_string_equal(st_model_rules_name(241), "2.36-2.41");
     assert_string_equal(st_model_rules_name(242), "2.42+");
 }
 
@@ -598,6 +625,7 @@ int main(void)
         cmocka_unit_test(test_glibc242_fclose_in_backup),
         cmocka_unit_test(test_glibc242_fflush_after_ungetc),
         cmocka_unit_test(test_glibc242_exit_in_backup),
+        cmocka_unit_test(test_glibc231_exit_in_backup),
         cmocka_unit_test(test_glibc_version_parsing),
     };
 
