@@ -1,14 +1,26 @@
 #!/usr/bin/env bash
 # test.sh — build seektrace and run every test: the whole suite on a normal
-# build (its strace comparisons under Debian 13's and sid's glibc too), then
-# the core's unit tests and the reliability suite again on an ASan+UBSan
-# build of the library, the tools and the core.
+# build (its strace comparisons under Debian 13's and sid's glibc too), the
+# strace comparisons again on the portable build (built against Debian 11's
+# glibc 2.31) under 2.31, the machine's 2.36, 2.41 and 2.43, then the core's
+# unit tests and the reliability suite again on an ASan+UBSan build of the
+# library, the tools and the core.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 # The glibc matrix (tests/CMakeLists.txt): Debian's newer glibc, which the
-# integration and model tests also run under, beside the machine's own.
-"$SEEKTRACE_ROOT/tests/glibc/fetch.sh" "$BUILD_DIR/glibc" trixie sid
+# integration and model tests also run under, beside the machine's own, and
+# Debian 11's older one for the portable build.
+"$SEEKTRACE_ROOT/tests/glibc/fetch.sh" "$BUILD_DIR/glibc" trixie sid bullseye
 (cd "$BUILD_DIR" && ctest --output-on-failure -j"$(nproc)")
+
+# The portable build (scripts/portable.sh, README "Which glibc"): its library
+# and test programs under each glibc; the model's validation under 2.31 (the
+# normal build ran it under the others, and its programs do not differ).
+PORTABLE_DIR=${PORTABLE_BUILD_DIR:-$SEEKTRACE_ROOT/build-portable}
+PORTABLE_BUILD_DIR=$PORTABLE_DIR "$SEEKTRACE_ROOT/scripts/portable.sh" \
+  -DSEEKTRACE_GLIBC_SUITES="bullseye;trixie;sid" -DSEEKTRACE_GLIBC_DIR="$BUILD_DIR/glibc"
+(cd "$PORTABLE_DIR" && ctest --output-on-failure -j"$(nproc)" \
+   -E '^(model\.validate|glibc\.(trixie|sid)\.model\.validate)$')
 
 ASAN_DIR=${ASAN_BUILD_DIR:-$SEEKTRACE_ROOT/build-asan}
 cmake -S "$SEEKTRACE_ROOT" -B "$ASAN_DIR" -DCMAKE_BUILD_TYPE=Debug -DSEEKTRACE_SANITIZE=ON >/dev/null
