@@ -15,18 +15,21 @@
  *   strerrorname_np (2.32)  glibc's, else "errno N".
  * close_range, closefrom and _Fork are interposed and reached through
  * dlsym already (lifecycle_fds.c, lifecycle.c): absent, they are ENOSYS.
- * CLOSE_RANGE_CLOEXEC (Linux 5.11) is a constant of the kernel's ABI. */
+ * CLOSE_RANGE_CLOEXEC (Linux 5.11) and SYS_close_range (named by glibc
+ * 2.32's <sys/syscall.h>, numbered by Linux 5.9's) are constants of the
+ * kernel's ABI. */
 #ifndef SEEKTRACE_GLIBC_COMPAT_H
 #define SEEKTRACE_GLIBC_COMPAT_H
 
 #include <features.h>
 #include <linux/close_range.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #if __GLIBC_PREREQ(2, 32)
 #include <sys/single_threaded.h>
 #else
-extern char *st_compat_single_threaded;
+extern char *st_compat_single_threaded __attribute__((visibility("hidden")));
 #define __libc_single_threaded (*st_compat_single_threaded)
 const char *st_compat_strerrorname_np(int errnum);
 #define strerrorname_np st_compat_strerrorname_np
@@ -34,6 +37,9 @@ const char *st_compat_strerrorname_np(int errnum);
 
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
+#endif
+#if !defined(SYS_close_range) && defined(__NR_close_range)
+#define SYS_close_range __NR_close_range
 #endif
 
 #endif
