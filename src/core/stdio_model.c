@@ -67,9 +67,9 @@ const char *st_model_rules_name(unsigned glibc)
     return glibc == 0 || glibc >= GLIBC_2_36 ? "2.36-2.41" : "2.28-2.35";
 }
 
-/* The fix of bug 27821 (exit frees ungetc's backup area before syncing),
- * upstream in 2.41 and on the 2.36-2.40 stable branches (Debian 12 has
- * it); 2.31 (Debian 11) syncs in the backup area (stdio_model.h). */
+/* The fix of bug 27821 (exit frees ungetc's backup area before syncing):
+ * Debian 12's 2.36 (a stable-branch update), 2.41 and 2.43 have it; 2.31
+ * (Debian 11) syncs in the backup area (stdio_model.h). */
 static bool frees_backup_at_exit(const struct st_model *m)
 {
     return m->cfg.glibc == 0 || m->cfg.glibc >= GLIBC_2_36;

@@ -14,8 +14,8 @@
  * holds unread bytes (bug 12724), and exit's flush syncs input streams
  * (bug 32369). Before 2.36 one differs: exit syncs a stream still in its
  * backup area there, giving back only the backup's bytes (bug 27821's fix,
- * on the 2.36-2.40 stable branches and in 2.41, frees the backup area
- * first). Validated against strace under Debian 11's 2.31, 12's 2.36, 13's
+ * which Debian 12's 2.36 has from a stable-branch update, frees the backup
+ * area first). Validated against strace under Debian 11's 2.31, 12's 2.36, 13's
  * 2.41 and sid's 2.43 by tests/model/validate.py.
  *
  * Not modelled: the write side ("r+", "w", "a" streams), wide streams,
