@@ -13,7 +13,8 @@ SEEKTRACE_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 PORTABLE_DIR=${PORTABLE_BUILD_DIR:-$SEEKTRACE_ROOT/build-portable}
 suite=${SEEKTRACE_PORTABLE_SUITE:-bullseye}
 
-read -r _ glibc sysroot < <("$SEEKTRACE_ROOT/tests/glibc/sysroot.sh" "$PORTABLE_DIR/sysroot" "$suite")
+made=$("$SEEKTRACE_ROOT/tests/glibc/sysroot.sh" "$PORTABLE_DIR/sysroot" "$suite")
+read -r _ glibc sysroot <<<"$made"
 cmake -S "$SEEKTRACE_ROOT" -B "$PORTABLE_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
       -DSEEKTRACE_GLIBC_SYSROOT="$sysroot" "$@" >/dev/null
 cmake --build "$PORTABLE_DIR" -j"$(nproc)"
