@@ -16,15 +16,17 @@
  * close_range, closefrom and _Fork are interposed and reached through
  * dlsym already (lifecycle_fds.c, lifecycle.c): absent, they are ENOSYS.
  * CLOSE_RANGE_CLOEXEC (Linux 5.11) and SYS_close_range (named by glibc
- * 2.32's <sys/syscall.h>, numbered by Linux 5.9's) are constants of the
- * kernel's ABI. */
+ * 2.32's <sys/syscall.h>; 436 in x86-64's table and the generic one) are
+ * constants of the kernel's ABI. */
 #ifndef SEEKTRACE_GLIBC_COMPAT_H
 #define SEEKTRACE_GLIBC_COMPAT_H
 
 #include <features.h>
-#include <linux/close_range.h>
 #include <string.h>
 #include <sys/syscall.h>
+#if __has_include(<linux/close_range.h>)
+#include <linux/close_range.h>
+#endif
 
 #if __GLIBC_PREREQ(2, 32)
 #include <sys/single_threaded.h>
@@ -38,8 +40,8 @@ const char *st_compat_strerrorname_np(int errnum);
 #ifndef CLOSE_RANGE_CLOEXEC
 #define CLOSE_RANGE_CLOEXEC (1U << 2)
 #endif
-#if !defined(SYS_close_range) && defined(__NR_close_range)
-#define SYS_close_range __NR_close_range
+#ifndef SYS_close_range
+#define SYS_close_range 436
 #endif
 
 #endif
