@@ -7,8 +7,10 @@
 set -uo pipefail
 tool=$1 src=$2 build=$3
 cd "$src" || exit 1
-mapfile -t files < <(ls src/core/*.c src/preload/*.c src/tools/*.c 2>/dev/null | sort)
-includes=(-Isrc/core -Isrc/preload -Iinclude -I"$build")
+mapfile -t files < <(ls src/core/*.c src/preload/*/*.c src/tools/*.c 2>/dev/null | sort)
+# The preload library's folders each give their headers by name.
+mapfile -t preload_dirs < <(printf -- '-I%s\n' src/preload/*/)
+includes=(-Isrc/core "${preload_dirs[@]}" -Iinclude -I"$build")
 case $tool in
 cppcheck)
   command -v cppcheck >/dev/null || { echo "SKIP: cppcheck not installed"; exit 77; }
@@ -24,7 +26,7 @@ clang-tidy)
   command -v clang-tidy >/dev/null || { echo "SKIP: clang-tidy not installed"; exit 77; }
   # Files before "--", compiler flags after it.
   out=$(printf '%s\n' "${files[@]}" | xargs -P "$(nproc)" -n 4 sh -c \
-        'clang-tidy --quiet "$@" -- -std=gnu11 -D_GNU_SOURCE -Isrc/core -Isrc/preload -Iinclude' _ \
+        'clang-tidy --quiet "$@" -- -std=gnu11 -D_GNU_SOURCE '"${includes[*]}" _ \
         2>&1; echo "exit:$?")
   status=0
   grep -q '^exit:0$' <<<"$out" || status=1

@@ -1,4 +1,4 @@
-/* Unit tests: the preload library's arena (src/preload/arena.c). The arena
+/* Unit tests: the preload library's arena (src/preload/rt/arena.c). The arena
  * is one per process, so the tests run in order: small first, then past
  * the point where chunks become huge pages. */
 #define _GNU_SOURCE 1

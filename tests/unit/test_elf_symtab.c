@@ -1,4 +1,4 @@
-/* Unit tests: names from ELF symbol tables (src/preload/elf_symtab.c)
+/* Unit tests: names from ELF symbol tables (src/preload/sites/elf_symtab.c)
  * against libdwfl's dwfl_module_addrname, the routing of modules with DWARF
  * to libdw, and truncated or corrupt files.
  *

@@ -1,4 +1,4 @@
-/* Unit tests: the registries' hash tables (src/preload/hash_chains.c).
+/* Unit tests: the registries' hash tables (src/preload/rt/hash_chains.c).
  * Every entry added is found again, before and after each move to eight
  * times the buckets, which happens once the table holds as many entries as
  * it has buckets, up to its largest size; and a reader racing a move either

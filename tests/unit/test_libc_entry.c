@@ -1,6 +1,6 @@
 /* Unit tests: which reader a return address inside libc belongs to
- * (src/preload/libc_entry.c), and the GNU-hash lookup it stands on
- * (st_loaded_object_exports_at, src/preload/loaded_object.c), with dladdr1
+ * (src/preload/sites/libc_entry.c), and the GNU-hash lookup it stands on
+ * (st_loaded_object_exports_at, src/preload/sites/loaded_object.c), with dladdr1
  * as the oracle for each function's extent. */
 #define _GNU_SOURCE 1
 #include <setjmp.h>

@@ -1,4 +1,4 @@
-/* Unit tests: a cell's sparse counts (src/preload/tally.c). Two call kinds
+/* Unit tests: a cell's sparse counts (src/preload/accounts/tally.c). Two call kinds
  * live inline, the third brings the full array; totals, moves and zeroing
  * see every kind wherever it lives; a claim survives zeroing; and two
  * threads that claim at once agree on every kind's place. */

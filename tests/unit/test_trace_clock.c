@@ -1,4 +1,4 @@
-/* Unit tests: the trace writer's clock (src/preload/trace_clock.c) — the
+/* Unit tests: the trace writer's clock (src/preload/trace/trace_clock.c) — the
  * TSC-to-nanoseconds arithmetic on a made-up 3 GHz counter and on this
  * machine's clocks. */
 #include <setjmp.h>
