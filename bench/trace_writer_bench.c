@@ -46,23 +46,17 @@
 
 #include "cells.h"
 #include "config.h"
-#include "lifecycle.h"
+#include "own_fds.h"
 #include "report_model.h"
 #include "streams.h"
 #include "trace_clock.h"
 #include "trace_reader.h"
 #include "trace_writer.h"
-#include "wrappers.h"
 
-/* What init.c, config.c and lifecycle.c provide in the library: the
- * settings (read by the writer's own st_trace_config_load), the start-up
- * flag the optional API checks, where warnings go, and the signal mask
- * around the file's growth (left alone here). */
+/* What config.c and own_fds.c provide in the library: the settings (read
+ * by the writer's own st_trace_config_load), where warnings go, and the
+ * signal mask around the file's growth (left alone here). */
 struct st_config st_config;
-int st_init_done = 1;
-void st_ensure_init_slow(void)
-{
-}
 int st_lifecycle_report_fd(void)
 {
     return 2;

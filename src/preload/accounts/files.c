@@ -12,7 +12,7 @@
 #include "hash_chains.h"
 #include "proc_self.h"
 #include "registry_lock.h"
-#include "streams.h"
+#include "stream.h"
 
 static struct st_file *all_files;
 

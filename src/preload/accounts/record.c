@@ -5,7 +5,7 @@
 #include "files.h"
 #include "sync.h"
 #include "thread_state.h"
-#include "trace_writer.h"
+#include "trace_events.h"
 
 void st_record_read_at(struct st_file *f, struct st_tally *c, struct st_call_cost *cc,
                        enum st_call call, int64_t offset, ssize_t result)

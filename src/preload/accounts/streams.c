@@ -9,13 +9,12 @@
 #include "fdtable.h"
 #include "files.h"
 #include "hash_chains.h"
-#include "infer.h"
 #include "ledger.h"
 #include "registry_lock.h"
 #include "staleness.h"
 #include "sync.h"
 #include "thread_state.h"
-#include "trace_writer.h"
+#include "trace_events.h"
 
 /* FILE* to stream. Keys are never removed (an address that held a stream
  * will likely hold one again); fclose only unbinds the value. */
@@ -58,6 +57,8 @@ static struct slot *find_or_add(FILE *fp)
     }
     return sl;
 }
+
+int st_capture_inferred;
 
 /* How a stream came to our notice decides what we know of its fd. */
 enum how { OPENED, ADOPTED, DISCOVERED };
@@ -323,4 +324,26 @@ void st_stream_observe_buffer_slow(struct st_stream *s, FILE *fp)
         s->caveat = "mmap mode: glibc's own lseeks are not seen";
     else if (fp->_mode > 0)
         s->caveat = "wide-character stream: bytes delivered are not counted";
+}
+
+void st_stream_note_map_at_slow(FILE *fp)
+{
+    st_self.busy++;
+    struct st_stream *s = st_stream_of(fp);
+    if (s)
+        s->map_at = fp->_offset < 0 ? 0 : fp->_offset; /* glibc maps unknown as 0 */
+    st_self.busy--;
+}
+
+/* Written only where the mark is behind: a page written here is a page
+ * the kernel copies for the child. */
+static void catch_up(struct st_stream *s)
+{
+    if (s->mark && !st_ledger_at_mark(s, s->fp))
+        st_ledger_mark_at(s, s->fp, 0, s->mark_site);
+}
+
+void st_streams_settle_marks(void)
+{
+    st_streams_each_open(catch_up);
 }

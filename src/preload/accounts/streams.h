@@ -10,66 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "attribution.h"
-#include "tally.h"
-#include "report_model.h"
-#include "whatif_stream.h"
+#include "stream.h"
 
-struct st_file;
-
-struct st_stream {
-    FILE *fp;
-    int fd;
-    struct st_file *file;
-    struct st_cell *cells; /* counts by call site (cells.h) */
-    int closed;
-
-    /* The delivered-bytes ledger (ledger.c): bytes of the read buffer up to
-     * mark are accounted; win_base says which buffer window mark is in. */
-    char *mark;
-    char *win_base;
-    struct st_site *mark_site; /* the call site consumption is charged to */
-    /* mark is in ungetc's backup area (non-NULL): its end, and the main get
-     * area's base that glibc returns to once it is read. */
-    char *backup_end;
-    char *parked_base;
-    /* The stream's descriptor came to name another file under it (dup2,
-     * or a close and an open that took the number): the bytes still in
-     * the get area then, window carry_base, are the old file's, delivered
-     * for `carry` (the old file's stream) until a read refills the buffer.
-     * A stream that carries takes no fast path (wrap_stdio.c, stdio_slots.c):
-     * the general one splits what it delivers (ledger.h). */
-    struct st_stream *carry;
-    char *carry_base;
-    /* glibc's "m" (mmap) mode maps the file on the stream's first read,
-     * where no hook sees, and puts the read position at the stream's
-     * offset then: that offset, as the last wrapped call left it (ledger.h). */
-    int64_t map_at;
-
-    /* The buffer as last seen, and where it came from; the FILE fields
-     * that told (st_stream_observe_buffer). */
-    char *seen_buf_base, *seen_buf_end;
-    int seen_flags, seen_flags2, seen_mode;
-    uint64_t buffer_size;
-    uint64_t requested_buffer_size;
-    enum st_buf_mode mode;
-    enum st_buf_origin origin;
-    const char *caveat; /* modes whose work the hooks cannot see */
-    void *forced_buffer; /* SEEKTRACE_BUFSIZE's buffer (bufsize.h) */
-    size_t forced_size;
-
-    /* What a 4 KiB buffer would have read (ops.h). */
-    struct st_whatif_stream whatif;
-    /* The same of the streams folded into this one (st_stream_retire):
-     * whatif_4k_kernel_read_bytes and whatif_4k_recorded_bytes. */
-    uint64_t folded_whatif_predicted, folded_whatif_recorded;
-
-    struct st_stream *next_in_file;
-    /* Folded away, its cells zero, waiting in its file's spares to be
-     * the record of the file's next stream. */
-    int spare;
-    struct st_stream *next_spare;
-};
 
 /* The live stream at fp, bound on first sight; NULL if fp is not a stream on
  * a file descriptor or cannot be tracked. Lock-free when already bound. */
@@ -111,10 +53,23 @@ void st_streams_fork_child(void);
  * names streams by their record. */
 void st_stream_retire(struct st_stream *s);
 
-/* The stream's counts at the current call site. */
-static inline struct st_tally *st_stream_counts(struct st_stream *s)
+/* True when capture is inferred (set once at start-up, stdio/infer.h):
+ * glibc's stdio syscalls are not seen, and the stream accounts skip the
+ * delivered-bytes ledger, which needs them. */
+extern int st_capture_inferred;
+
+/* In a fork child (one thread): what the parent consumed since a ledger
+ * mark (ledger.h) is the parent's to book, so every open stream's mark
+ * moves to its read position, charged to the same site. */
+void st_streams_settle_marks(void);
+
+/* Around a wrapped call on fp: while an "m" stream has no buffer yet, the
+ * offset its first read will map the file at (stream.h: map_at). */
+void st_stream_note_map_at_slow(FILE *fp);
+static inline void st_stream_note_map_at(FILE *fp)
 {
-    return st_counts_here(s, &s->cells);
+    if (__builtin_expect(fp && (fp->_flags2 & ST_IO_FLAGS2_MMAP) && !fp->_IO_buf_base, 0))
+        st_stream_note_map_at_slow(fp);
 }
 
 /* Refreshes buffer size, mode and origin from the FILE. Every read asks:

@@ -4,14 +4,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "output.h"
 #include "units.h"
-#include "trace_writer.h"
 #include "warn.h"
 
 struct st_config st_config;
 
-void st_config_load(void)
+void st_config_load(void (*load_trace)(void), void (*load_output)(void))
 {
     const char *v = getenv("SEEKTRACE_FORMAT");
     st_config.format = ST_FORMAT_TEXT;
@@ -31,7 +29,7 @@ void st_config_load(void)
         else
             st_config.stack = (int)n;
     }
-    st_trace_config_load(); /* SEEKTRACE_TRACE, _MAX, _CLOCK (trace_writer.c) */
+    load_trace();
     v = getenv("SEEKTRACE_BUFSIZE");
     uint64_t size;
     st_config.bufsize = 0;
@@ -42,5 +40,5 @@ void st_config_load(void)
         else
             st_config.bufsize = size;
     }
-    st_output_config_load(); /* SEEKTRACE_OUTPUT (output.c) */
+    load_output();
 }

@@ -21,6 +21,12 @@ struct st_config {
 
 extern struct st_config st_config;
 
-void st_config_load(void);
+/* Reads the environment into st_config, warning about each bad value in
+ * turn. The settings the layers above own are read by them, at their place
+ * in that order (warnings come out as they always have): load_trace
+ * (SEEKTRACE_TRACE, _MAX, _CLOCK: st_trace_config_load) after
+ * SEEKTRACE_STACK, load_output (SEEKTRACE_OUTPUT: st_output_config_load)
+ * last. */
+void st_config_load(void (*load_trace)(void), void (*load_output)(void));
 
 #endif

@@ -17,7 +17,7 @@
 #include "glibc_compat.h"
 #include "ledger.h"
 #include "ops.h"
-#include "lifecycle.h"
+#include "own_fds.h"
 #include "record.h"
 #include "output.h"
 #include "sites.h"
@@ -63,6 +63,8 @@ void st_report_reset_in_child(void)
     report_done = 0;
     reported = 0;
 }
+
+int st_report_from_signal;
 
 void st_report_wait(int max_ms)
 {

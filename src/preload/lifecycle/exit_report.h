@@ -17,4 +17,13 @@ void st_report_set_capture(const char *reason_if_inferred, const char *libc_vers
 /* After fork: the child reports for itself, once. */
 void st_report_reset_in_child(void);
 
+/* Waits, up to max_ms, for a report another thread is writing (a fatal
+ * signal must not end the process under it). */
+void st_report_wait(int max_ms);
+
+/* Set while a fatal-signal handler (lifecycle_signals.c) writes the report:
+ * only async-signal-safe work then (no symbolization: it would dlopen libdw
+ * and malloc). */
+extern int st_report_from_signal;
+
 #endif

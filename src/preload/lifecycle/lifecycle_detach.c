@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <utmp.h>
 
+#include "ensure_init.h"
 #include "exit_report.h"
 #include "export.h"
 #include "fdtable.h"
@@ -23,7 +24,6 @@
 #include "real.h"
 #include "thread_state.h"
 #include "warn.h"
-#include "wrappers.h"
 
 static __thread int in_daemon __attribute__((tls_model("initial-exec")));
 

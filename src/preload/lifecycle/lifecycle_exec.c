@@ -22,13 +22,13 @@
 #include <unistd.h>
 
 #include "cells.h"
+#include "ensure_init.h"
 #include "exit_report.h"
 #include "export.h"
 #include "files.h"
 #include "lifecycle.h"
 #include "real.h"
 #include "streams.h"
-#include "wrappers.h"
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);

@@ -23,13 +23,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "ensure_init.h"
 #include "export.h"
 #include "fdtable.h"
 #include "glibc_compat.h"
 #include "lifecycle.h"
 #include "proc_self.h"
 #include "real.h"
-#include "wrappers.h"
 
 typedef int (*close_range_fn)(unsigned int, unsigned int, int);
 typedef void (*closefrom_fn)(int);

@@ -39,11 +39,11 @@
 #include <unistd.h>
 
 #include "bulk.h"
+#include "ensure_init.h"
 #include "exit_report.h"
 #include "export.h"
 #include "lifecycle.h"
 #include "warn.h"
-#include "wrappers.h"
 
 #ifndef SA_RESTORER
 #define SA_RESTORER 0x04000000
@@ -299,8 +299,6 @@ static void report_on_own_stack(void)
     if (swapcontext(&handler_ctx, &report_ctx) != 0)
         st_report_at_exit();
 }
-
-int st_report_from_signal;
 
 static void on_fatal(int sig, siginfo_t *si, void *ucv)
 {

@@ -16,7 +16,7 @@
 
 #include "arena.h"
 #include "config.h"
-#include "lifecycle.h"
+#include "own_fds.h"
 #include "warn.h"
 
 /* The descriptor a name spells, or -1. Recognised by spelling, never by
@@ -160,7 +160,7 @@ int st_output_open(struct st_output *o, long pid)
             o->fd = open_device(o->path);
     }
     /* Other threads run on while the report is written: one that closes
-     * every descriptor must not close this one (lifecycle.h). */
+     * every descriptor must not close this one (own_fds.h). */
     if (o->fd >= 0)
         st_lifecycle_hold_fd(o->fd);
     return o->fd;

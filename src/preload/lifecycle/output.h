@@ -13,8 +13,8 @@
 
 #include <stddef.h>
 
-/* At start-up (config.c): reads SEEKTRACE_OUTPUT into st_config.output
- * (NULL for stderr) and st_config.output_fd. lifecycle.c remembers that
+/* At start-up (passed to st_config_load by init.c): reads SEEKTRACE_OUTPUT into st_config.output
+ * (NULL for stderr) and st_config.output_fd. rt/own_fds.c remembers that
  * descriptor's identity and keeps it alive if the program closes it. */
 void st_output_config_load(void);
 

@@ -6,7 +6,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "lifecycle.h"
+#include "own_fds.h"
 
 void st_warn(const char *fmt, ...)
 {

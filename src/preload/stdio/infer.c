@@ -7,9 +7,7 @@
 #include "streams.h"
 #include "sync.h"
 #include "thread_state.h"
-#include "trace_writer.h"
-
-int st_capture_inferred;
+#include "trace_events.h"
 
 /* The stream and its read window when the interposed call began. */
 struct snapshot {

@@ -14,9 +14,8 @@
 
 struct st_stream;
 
-/* True when capture is inferred (set once at start-up). */
-extern int st_capture_inferred;
-
+/* st_capture_inferred, whether this mode is on, is streams.h's: the
+ * stream accounts follow it. */
 void st_infer_begin(struct st_stream *s, FILE *fp);
 void st_infer_end(void);
 

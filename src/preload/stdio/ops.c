@@ -11,7 +11,7 @@
 #include "stdio_hook.h"
 #include "streams.h"
 #include "thread_state.h"
-#include "trace_writer.h"
+#include "trace_events.h"
 
 /* One operation of s: to its 4 KiB what-if, and to the trace; ends_call:
  * see st_trace_op. */

@@ -27,7 +27,7 @@
 #include "counts.h"
 #include "seektrace/trace_format.h"
 #include "streams.h"
-#include "trace_writer.h"
+#include "trace_events.h"
 
 /* Whether s's operations are recorded or followed. */
 static inline int st_ops_wanted(const struct st_stream *s)

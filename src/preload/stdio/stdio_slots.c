@@ -22,14 +22,14 @@
 #include "cells.h"
 #include "fdtable.h"
 #include "ledger.h"
-#include "lifecycle.h"
+#include "own_fds.h"
 #include "ops.h"
 #include "record.h"
 #include "staleness.h"
 #include "streams.h"
 #include "sync.h"
 #include "thread_state.h"
-#include "trace_writer.h"
+#include "trace_events.h"
 
 int st_in_exit_cleanup;
 

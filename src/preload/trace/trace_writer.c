@@ -38,7 +38,7 @@
 #include "bulk.h"
 #include "config.h"
 #include "files.h"
-#include "lifecycle.h"
+#include "own_fds.h"
 #include "proc_self.h"
 #include "cells.h"
 #include "report_model.h"
@@ -52,7 +52,6 @@
 #include "trace_codec.h"
 #include "units.h"
 #include "warn.h"
-#include "wrappers.h"
 
 _Static_assert(sizeof(struct st_trace_header) == ST_TRACE_FIXED_HEADER, "header layout");
 _Static_assert(sizeof(struct st_trace_chunk) == ST_TRACE_CHUNK_HEADER, "chunk header layout");
@@ -202,7 +201,7 @@ static int allocate(long fd, uint64_t from, uint64_t to)
 }
 
 /* Past RLIMIT_FSIZE both raise SIGXFSZ, whose default action kills the
- * program: blocked meanwhile, and discarded when ours (lifecycle.h); the
+ * program: blocked meanwhile, and discarded when ours (own_fds.h); the
  * growth fails with EFBIG instead. */
 static int extend(long fd, uint64_t from, uint64_t to)
 {
@@ -1686,11 +1685,10 @@ void st_trace_posix_lseek_(struct st_tally *c, int64_t result)
     st_trace_lseek_(c, ST_CALL_LSEEK, result);
 }
 
-/* ---- the optional API (include/seektrace/seektrace.h) ------------------ */
+/* ---- the optional API's marks and flush (wrap/api.c exports them) ----- */
 
-__attribute__((visibility("default"))) void seektrace_mark_v1(const char *label)
+void st_trace_mark(const char *label)
 {
-    st_ensure_init();
     struct tw *t = enter();
     if (!t)
         return;
@@ -1709,9 +1707,8 @@ __attribute__((visibility("default"))) void seektrace_mark_v1(const char *label)
     leave();
 }
 
-__attribute__((visibility("default"))) int seektrace_flush_v1(void)
+int st_trace_flush(void)
 {
-    st_ensure_init();
     struct tw *t = enter();
     if (!t)
         return 0;

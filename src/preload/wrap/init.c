@@ -15,12 +15,13 @@
 #include "exit_report.h"
 #include "infer.h"
 #include "lifecycle.h"
+#include "output.h"
 #include "real.h"
 #include "registry_lock.h"
 #include "sites.h"
-#include "stdio_model.h"
 #include "staleness.h"
 #include "stdio_hook.h"
+#include "stdio_model.h"
 #include "stdio_slots.h"
 #include "streams.h"
 #include "thread_state.h"
@@ -74,7 +75,7 @@ static void initialise(void)
     st_self.busy++;
     st_self.own_io++; /* dlsym, the hook's checks: whatever they read is ours */
     st_real_resolve();
-    st_config_load();
+    st_config_load(st_trace_config_load, st_output_config_load);
     st_trace_init(); /* SEEKTRACE_TRACE */
     st_sites_init(st_config.stack);
     const char *forced = getenv("SEEKTRACE_CAPTURE");

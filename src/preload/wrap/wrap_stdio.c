@@ -32,7 +32,7 @@ int st_call_begin(enum st_call call, FILE *fp, struct st_frame frame)
     t->call = call;
     st_site_begin_frame(frame);
     if (fp) {
-        st_ledger_note_map_at(fp);
+        st_stream_note_map_at(fp);
         t->busy++;
         uint64_t now = st_staleness_now();
         struct st_stream *s = st_stream_current(fp);
@@ -200,7 +200,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
         int e = errno;                                                               \
         if (began)                                                                   \
             op;                                                                      \
-        st_ledger_note_map_at(stream);                                               \
+        st_stream_note_map_at(stream);                                               \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
         return r;                                                                    \
@@ -229,7 +229,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
         int e = errno;                                                               \
         if (began)                                                                   \
             op;                                                                      \
-        st_ledger_note_map_at(stream);                                               \
+        st_stream_note_map_at(stream);                                               \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
     }                                                                                \

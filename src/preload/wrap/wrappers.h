@@ -11,18 +11,8 @@
 #include <stdio.h>
 
 #include "counts.h"
+#include "ensure_init.h"
 #include "sites.h"
-
-/* Called by every wrapper first: initialises the library on first use
- * (other libraries' constructors may call us before ours runs). Inline:
- * once initialised, one load and a branch. */
-extern int st_init_done;
-void st_ensure_init_slow(void);
-static inline void st_ensure_init(void)
-{
-    if (__builtin_expect(!__atomic_load_n(&st_init_done, __ATOMIC_ACQUIRE), 0))
-        st_ensure_init_slow();
-}
 
 /* frame: the wrapper's own (ST_FRAME_HERE), whose return address is the
  * call's site, or where the walk up the stack for it begins. */

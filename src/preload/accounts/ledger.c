@@ -3,10 +3,10 @@
 
 #include "attribution.h"
 #include "cells.h"
-#include "streams.h"
+#include "stream.h"
 #include "sync.h"
 #include "thread_state.h"
-#include "trace_writer.h"
+#include "trace_events.h"
 
 /* Bytes consumed since the mark, when that can be known. */
 static uint64_t consumed(const struct st_stream *s, const FILE *fp, int refill)
@@ -72,31 +72,9 @@ uint64_t st_ledger_sync_refill(struct st_stream *s, FILE *fp)
     return sync_with(s, fp, 1);
 }
 
-void st_ledger_note_map_at_slow(FILE *fp)
-{
-    st_self.busy++;
-    struct st_stream *s = st_stream_of(fp);
-    if (s)
-        s->map_at = fp->_offset < 0 ? 0 : fp->_offset; /* glibc maps unknown as 0 */
-    st_self.busy--;
-}
-
 void st_ledger_mark(struct st_stream *s, FILE *fp, size_t handed_out)
 {
     st_ledger_mark_at(s, fp, handed_out, st_ledger_reads(fp) ? st_current_site() : NULL);
-}
-
-/* Written only where the mark is behind: a page written here is a page
- * the kernel copies for the child. */
-static void catch_up(struct st_stream *s)
-{
-    if (s->mark && !st_ledger_at_mark(s, s->fp))
-        st_ledger_mark_at(s, s->fp, 0, s->mark_site);
-}
-
-void st_ledger_forget_parents(void)
-{
-    st_streams_each_open(catch_up);
 }
 
 void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered,

@@ -14,9 +14,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "streams.h"
+#include "stream.h"
 #include "sync.h"
-#include "trace_writer.h"
+#include "trace_events.h"
 
 /* glibc's _IO_IN_BACKUP flag (libio.h, not installed): the get area is
  * ungetc's backup buffer, not the stream's own. */
@@ -76,30 +76,12 @@ static inline int st_ledger_reads(const FILE *fp)
 /* st_ledger_mark_at the current call site. */
 void st_ledger_mark(struct st_stream *s, FILE *fp, size_t handed_out);
 
-/* In a fork child (one thread): what the parent consumed since a mark is
- * the parent's to book, so every open stream's mark moves to its read
- * position, charged to the same site. */
-void st_ledger_forget_parents(void);
-
 /* What fread's slot (xsgetn) reports of itself: requested and delivered,
  * booked on c. */
 static inline void st_ledger_deliver(struct st_tally *c, size_t requested, size_t delivered)
 {
     st_add2(&c->requested_bytes, requested, &c->delivered_bytes, delivered);
     st_trace_deliver(c, requested, delivered);
-}
-
-/* glibc's _IO_FLAGS2_MMAP (libio.h, not installed): the stream was opened
- * in "m" mode. */
-#define ST_IO_FLAGS2_MMAP 0x1
-
-/* Around a wrapped call on fp: while an "m" stream has no buffer yet, the
- * offset its first read will map the file at (streams.h: map_at). */
-void st_ledger_note_map_at_slow(FILE *fp);
-static inline void st_ledger_note_map_at(FILE *fp)
-{
-    if (__builtin_expect(fp && (fp->_flags2 & ST_IO_FLAGS2_MMAP) && !fp->_IO_buf_base, 0))
-        st_ledger_note_map_at_slow(fp);
 }
 
 /* What of a stream's get area is another file's (streams.h: carry): the
