@@ -39,6 +39,8 @@ def main():
                 problems.append(f"{entry}/: a folder not in the declared order {order}")
                 continue
             for name in sorted(os.listdir(path)):
+                if not name.endswith((".c", ".h", ".def")):
+                    continue  # each folder's README.md
                 if name in where:
                     problems.append(f"{entry}/{name}: also in {where[name]}/ (includes by name "
                                     "would be ambiguous)")
@@ -54,8 +56,6 @@ def main():
 
     edges = {}  # (folder, module) -> {(folder, module): "file:line"}
     for name, folder in sorted(where.items()):
-        if not name.endswith((".c", ".h", ".def")):
-            continue
         with open(os.path.join(root, folder, name), encoding="utf-8") as fh:
             for lineno, line in enumerate(fh, 1):
                 m = INCLUDE.match(line)
