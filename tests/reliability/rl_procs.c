@@ -1,6 +1,7 @@
 /* rl_procs.c — processes: every way a process makes another.
  *
  * usage: rl_procs MODE A B C [DIR FAULTS]
+ *        rl_procs fork_handler_read[_known] COUNTS N
  * Each mode reads A before the new process, B in the new process (or the
  * program it runs), C in the parent afterwards, so the driver can check
  * against strace that each process's report holds exactly what that process
@@ -83,6 +84,62 @@ static void *spin_loop(void *arg)
     while (!fold_stop)
         ;
     return arg;
+}
+
+/* fork_handler_read: libuv's signal lock, which hung cmake. SIGCHLD's
+ * handler takes a byte from a pipe and puts it back while main forks
+ * children that exit at once, so the handler often runs inside fork(). */
+static int lock_pipe[2];
+static volatile sig_atomic_t in_fork, handler_reads, reads_in_fork;
+
+static void on_child(int sig)
+{
+    int e = errno;
+    char c;
+    if (read(lock_pipe[0], &c, 1) == 1) {
+        handler_reads++;
+        reads_in_fork += in_fork;
+        if (write(lock_pipe[1], &c, 1) != 1)
+            _exit(91);
+    }
+    errno = e;
+}
+
+/* n children; known: main reads the pipe once first (then the handler's
+ * read is on a descriptor the library knows, from a new call site). The
+ * handler's reads go to counts_path ("reads in-fork"), not to stdout,
+ * which must be the same in every run. */
+static int fork_handler_read(const char *counts_path, int n, int known)
+{
+    char c = 'x';
+    if (pipe(lock_pipe) != 0 || write(lock_pipe[1], &c, 1) != 1)
+        return 2;
+    if (known && (read(lock_pipe[0], &c, 1) != 1 || write(lock_pipe[1], &c, 1) != 1))
+        return 2;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_child;
+    sa.sa_flags = SA_RESTART;
+    if (sigaction(SIGCHLD, &sa, NULL) != 0)
+        return 2;
+    for (int i = 0; i < n; i++) {
+        in_fork = 1;
+        pid_t p = fork();
+        in_fork = 0;
+        if (p == 0)
+            _exit(0);
+        if (p < 0)
+            return 3;
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+    }
+    wait_all();
+    FILE *out = fopen(counts_path, "w");
+    if (!out || fprintf(out, "%d %d\n", (int)handler_reads, (int)reads_in_fork) < 0 ||
+        fclose(out) != 0)
+        return 4;
+    printf("forked %d\n", n);
+    return 0;
 }
 
 static int exec_stage(int stage, const char *a)
@@ -198,6 +255,9 @@ int main(int argc, char **argv)
         printf("forks 300 hung %d\n", hung);
         return hung ? 1 : 0;
     }
+
+    if (strcmp(mode, "fork_handler_read") == 0 || strcmp(mode, "fork_handler_read_known") == 0)
+        return fork_handler_read(a, atoi(b), strcmp(mode, "fork_handler_read_known") == 0);
 
     /* Everything below starts by reading A through stdio, leaving the rest of
      * its buffer for whoever consumes it next. */

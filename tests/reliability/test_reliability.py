@@ -258,6 +258,56 @@ def reopen_threads(ctx):
     return problems
 
 
+FORK_HANDLER_CHILDREN = 300
+
+
+def fork_handler_read(ctx, known):
+    """SIGCHLD's handler reads a byte from a pipe and writes it back (libuv's
+    signal lock: cmake hung there) while main forks 300 children: the
+    handler often runs inside fork(), where the library's atfork handler
+    holds its registry lock. It must book the read as anywhere else, not
+    wait on its own thread's lock: main's library hung within the first few
+    forks, in both cases (a descriptor it had not named yet; with `known`,
+    one main had read, the handler's new call site). Same output as the
+    plain run, every handler read counted (the program's own count, and
+    strace's), some of them inside fork()."""
+    label = "procs.fork_handler_read" + ("_known" if known else "")
+    counts = os.path.join(ctx.fresh("counts"), "counts")
+    argv = [ctx.prog("rl_procs"), "fork_handler_read" + ("_known" if known else ""), counts,
+            str(FORK_HANDLER_CHILDREN)]
+
+    def program_reads():
+        with open(counts) as f:
+            reads, in_fork = map(int, f.read().split())
+        return reads + (1 if known else 0), in_fork
+
+    def pipe_reads(reports):
+        return sum(f["read_syscalls"] for r in reports for f in r["files"]
+                   if f["path"].startswith("pipe:"))
+
+    plain = ctx.plain(argv)
+    rep = ctx.fresh("reports")
+    pre = ctx.preloaded(argv, rep, timeout=20)  # a hang is a failure, not a stuck suite
+    problems = rl.diff_behaviour(label, plain, pre)
+    reads, in_fork = program_reads()
+    booked = pipe_reads(rl.load_reports(rep))
+    print(f"with seektrace: the pipe read {reads} times ({in_fork} in the handler inside "
+          f"fork()), the reports count {booked}")
+    if booked != reads:
+        problems.append(f"{label}: the reports count {booked} reads of the pipe, "
+                        f"the program made {reads}")
+    if in_fork == 0:
+        problems.append(f"{label}: the handler never ran inside fork(): nothing was tested")
+    rep = ctx.fresh("reports")
+    st, strace_counts = ctx.straced(argv, rep, timeout=60)
+    more, rows = rl.compare_kernel(label, rl.load_reports(rep), strace_counts,
+                                   lambda p: p.startswith("pipe:"))
+    print("\n".join(rows))
+    if not rows:
+        more.append(f"{label}: strace shows no read of the pipe")
+    return problems + more
+
+
 FORK_FAULTS = 200
 
 
@@ -1566,6 +1616,8 @@ for m in ("fork", "vfork", "vfork_dup2", "vfork_exec", "vfork_failed_exec", "pos
     CASES[f"procs.{m}"] = (lambda m: lambda c: procs(c, m))(m)
 CASES["procs.fork_many"] = fork_many
 CASES["procs.fork_folding"] = fork_folding
+CASES["procs.fork_handler_read"] = lambda c: fork_handler_read(c, False)
+CASES["procs.fork_handler_read_known"] = lambda c: fork_handler_read(c, True)
 CASES["threads.reopen"] = reopen_threads
 CASES["hostile.reopen_loop"] = reopen_loop
 CASES["hostile.no_proc"] = no_proc

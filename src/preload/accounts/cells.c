@@ -43,15 +43,18 @@ static __thread struct st_cell *near_cells[NEAR_WAYS] __attribute__((tls_model("
 unsigned st_accounts_epoch;
 
 /* c holds an earlier epoch's counts: zero them, once, before anyone counts
- * on it in this one (under the lock, so that a second thread waits). */
-static void bring_to_epoch(struct st_cell *c, unsigned epoch)
+ * on it in this one (under the lock, so that a second thread waits). 0
+ * when the lock is refused (registry_lock.h): c cannot be counted on. */
+static int bring_to_epoch(struct st_cell *c, unsigned epoch)
 {
-    st_registry_lock();
+    if (!st_registry_lock())
+        return 0;
     if (__atomic_load_n(&c->epoch, __ATOMIC_RELAXED) != epoch) {
         st_tally_zero(&c->counts);
         __atomic_store_n(&c->epoch, epoch, __ATOMIC_RELEASE);
     }
     st_registry_unlock();
+    return 1;
 }
 
 struct st_tally *st_cell_counts_slow(const void *owner, struct st_cell **owner_cells,
@@ -67,10 +70,10 @@ struct st_tally *st_cell_counts_slow(const void *owner, struct st_cell **owner_c
     if (!c || c->owner != owner || c->site != site)
         c = lookup(owner, site, h);
     unsigned epoch = __atomic_load_n(&st_accounts_epoch, __ATOMIC_RELAXED);
-    if (c && __atomic_load_n(&c->epoch, __ATOMIC_ACQUIRE) != epoch)
-        bring_to_epoch(c, epoch);
-    if (!c) {
-        st_registry_lock();
+    if (c && __atomic_load_n(&c->epoch, __ATOMIC_ACQUIRE) != epoch) {
+        if (!bring_to_epoch(c, epoch))
+            c = NULL;
+    } else if (!c && st_registry_lock()) {
         c = lookup(owner, site, h);
         if (!c && (c = st_alloc(sizeof *c)) != NULL) {
             c->owner = owner;

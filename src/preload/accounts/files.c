@@ -53,7 +53,8 @@ struct st_file *st_file_get(const char *path)
     struct st_file *f = lookup(path, h);
     if (f)
         return f;
-    st_registry_lock();
+    if (!st_registry_lock())
+        return NULL;
     f = lookup(path, h);
     if (!f && (f = st_alloc(sizeof *f)) != NULL && (f->path = st_strdup(path)) != NULL) {
         f->seekable = is_seekable_name(path);

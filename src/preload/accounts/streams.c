@@ -73,28 +73,31 @@ static void give_back(struct st_stream *s)
 
 /* Held while a retired stream is folded, and while a spare is cleared:
  * a fold neither adds into a record being cleared nor shares one with
- * another fold. */
-static st_spin fold_lock;
+ * another fold. Taken before the registry lock (registry_lock.h). */
+static struct st_lock fold_lock;
 
 /* A retired record of f, cleared but for what ties it to f (its place in
  * f's list, and its cells: zero, and found again by the same owner), or
  * NULL. */
 static struct st_stream *reuse_spare(struct st_file *f)
 {
-    st_registry_lock();
-    struct st_stream *s = f->spares;
-    if (s)
-        f->spares = s->next_spare;
-    st_registry_unlock();
-    if (!s)
+    if (!st_lock_take(&fold_lock))
         return NULL;
-    st_spin_lock(&fold_lock);
-    struct st_cell *cells = s->cells;
-    struct st_stream *next = s->next_in_file;
-    memset(s, 0, sizeof *s);
-    s->cells = cells;
-    s->next_in_file = next;
-    st_spin_unlock(&fold_lock);
+    struct st_stream *s = NULL;
+    if (st_registry_lock()) {
+        s = f->spares;
+        if (s)
+            f->spares = s->next_spare;
+        st_registry_unlock();
+    }
+    if (s) {
+        struct st_cell *cells = s->cells;
+        struct st_stream *next = s->next_in_file;
+        memset(s, 0, sizeof *s);
+        s->cells = cells;
+        s->next_in_file = next;
+    }
+    st_lock_drop(&fold_lock);
     return s;
 }
 
@@ -112,7 +115,10 @@ void st_stream_retire(struct st_stream *s)
     if (st_trace_on || !f || !s->closed)
         return;
     st_self.busy++;
-    st_spin_lock(&fold_lock);
+    if (!st_lock_take(&fold_lock)) { /* a report interrupted this thread's own fold */
+        st_self.busy--;
+        return;
+    }
     struct st_stream *into = NULL;
     for (struct st_stream *q = __atomic_load_n(&f->streams, __ATOMIC_ACQUIRE); q && !into;
          q = q->next_in_file)
@@ -138,9 +144,8 @@ void st_stream_retire(struct st_stream *s)
             s->whatif.on = 0; /* its prediction no longer covers its counts */
         }
     }
-    st_spin_unlock(&fold_lock);
-    if (moved) {
-        st_registry_lock();
+    st_lock_drop(&fold_lock);
+    if (moved && st_registry_lock()) {
         give_back(s);
         st_registry_unlock();
     }
@@ -171,7 +176,9 @@ static struct st_stream *bind(FILE *fp, enum how how, const char *name)
     s->win_base = fp->_IO_read_base;
     st_stream_observe_buffer(s, fp);
 
-    st_registry_lock();
+    /* Refused (registry_lock.h): a spare taken stays out of use, empty. */
+    if (!st_registry_lock())
+        return NULL;
     struct slot *sl = find_or_add(fp);
     if (sl && fresh) {
         s->next_in_file = s->file->streams;
@@ -290,17 +297,17 @@ void st_streams_each_open(void (*fn)(struct st_stream *s))
 
 void st_streams_fork_prepare(void)
 {
-    st_spin_lock(&fold_lock);
+    st_lock_hold_for_fork(&fold_lock);
 }
 
 void st_streams_fork_parent(void)
 {
-    st_spin_unlock(&fold_lock);
+    st_lock_release_after_fork(&fold_lock);
 }
 
 void st_streams_fork_child(void)
 {
-    fold_lock.locked = 0;
+    st_lock_reset_in_child(&fold_lock);
 }
 
 void st_stream_observe_buffer_slow(struct st_stream *s, FILE *fp)

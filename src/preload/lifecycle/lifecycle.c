@@ -23,7 +23,7 @@ void st_lifecycle_init(void)
 
 void st_lifecycle_child(void)
 {
-    st_registry_reset_in_child();
+    st_lock_reset_in_child(&st_registry);
     st_streams_fork_child();
     st_cells_new_epoch();
     st_pairs_forget();

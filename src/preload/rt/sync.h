@@ -6,8 +6,9 @@
  * thread exists, a relaxed atomic add. On x86 the single-threaded add is one
  * instruction, so a signal handler cannot tear it either.
  *
- * st_spin: a tiny lock for registry inserts and per-file range sets, never
- * held across a call into the program or libc's I/O. */
+ * st_spin: a tiny lock for per-file range sets and the trace writer, never
+ * held across a call into the program or libc's I/O. (The registries'
+ * locks know their holder: registry_lock.h.) */
 #ifndef SEEKTRACE_SYNC_H
 #define SEEKTRACE_SYNC_H
 

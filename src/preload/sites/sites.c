@@ -104,7 +104,8 @@ static struct st_site *intern(const uintptr_t *frames, int n)
     struct st_site *s = lookup(frames, n, h);
     if (s)
         return s;
-    st_registry_lock();
+    if (!st_registry_lock())
+        return NULL;
     s = lookup(frames, n, h);
     if (!s && (s = st_alloc(sizeof *s)) != NULL) {
         s->pc = frames[0];

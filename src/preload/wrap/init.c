@@ -47,16 +47,18 @@ static void stdio_cleanup_ends(void)
     st_report_at_exit();
 }
 
+/* The locks are held until after_fork_*, not taken: this thread's signal
+ * handlers may book meanwhile (registry_lock.h). */
 static void before_fork(void)
 {
     st_streams_fork_prepare();
-    st_registry_lock();
+    st_lock_hold_for_fork(&st_registry);
 }
 /* daemon's parent ends in glibc's internal _exit, out of our wrapper's
  * reach: its report is written now, before that. */
 static void after_fork_parent(void)
 {
-    st_registry_unlock();
+    st_lock_release_after_fork(&st_registry);
     st_streams_fork_parent();
     if (st_lifecycle_in_daemon())
         st_report_at_exit();
