@@ -9,7 +9,7 @@
  * stdout_raw_dup2_by_program
  * proc_maps reopen_loop closedir_reuse main_exit no_proc replaced_under_buffer
  * mmap_mode close_range_all close_range_unshare closefrom_all close_loop
- * dup2_onto_unknown close_during_report. */
+ * dup2_onto_unknown close_during_report handler_fresh_pipe (A COUNTS N). */
 #define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
@@ -252,6 +252,53 @@ static int handler_stdio(const char *a, const char *b, const char *c)
     struct itimerval off = {{0, 0}, {0, 0}};
     setitimer(ITIMER_REAL, &off, NULL);
     printf("main read %lu; handler ran %s\n", got, ticks > 0 ? "yes" : "no");
+    return 0;
+}
+
+/* handler_fresh_pipe: each tick, the handler makes a pipe, passes a byte
+ * through it and closes it, while main reads a file with read(): a tick
+ * that lands in seektrace's bookkeeping of main's read reads a descriptor
+ * seektrace has never met (pipe() is not wrapped). */
+static volatile sig_atomic_t pipe_reads;
+
+static void on_alarm_pipe(int sig)
+{
+    int saved = errno;
+    (void)sig;
+    int p[2];
+    char one = 'x';
+    if (pipe(p) == 0) {
+        if (write(p[1], &one, 1) == 1 && read(p[0], &one, 1) == 1)
+            pipe_reads++;
+        close(p[0]);
+        close(p[1]);
+    }
+    errno = saved;
+}
+
+/* Until the handler has read `want` pipes; their number goes to counts
+ * (stdout must not depend on timing). */
+static int handler_fresh_pipe(const char *a, const char *counts, int want)
+{
+    int fa = open(a, O_RDONLY);
+    if (fa < 0)
+        return 4;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_alarm_pipe;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it = {{0, 500}, {0, 500}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    while (pipe_reads < want)
+        if (read(fa, buf, 64) <= 0)
+            lseek(fa, 0, SEEK_SET);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_REAL, &off, NULL);
+    FILE *out = fopen(counts, "w");
+    if (!out || fprintf(out, "%d\n", (int)pipe_reads) < 0 || fclose(out) != 0)
+        return 5;
+    printf("done\n");
     return 0;
 }
 
@@ -552,6 +599,8 @@ int main(int argc, char **argv)
     }
     if (strcmp(mode, "handler_stdio") == 0)
         return handler_stdio(a, b, c);
+    if (strcmp(mode, "handler_fresh_pipe") == 0)
+        return handler_fresh_pipe(a, b, atoi(c));
     if (strcmp(mode, "reopen_loop") == 0) {
         /* A file opened, read and closed again and again (a log read at
          * each request), every other time with a second stream open on it

@@ -37,10 +37,16 @@ void st_record_write(struct st_tally *c, ssize_t result)
         st_add(&c->kernel_write_bytes, (uint64_t)result);
 }
 
+/* The file fd names. One seektrace has not met yet is named now, as a
+ * read anywhere else would name it, but not entered in the fd table: the
+ * handler's own close, if it makes one, is not seen, and would leave the
+ * number naming the file. NULL only when the name's record cannot be made
+ * without waiting on this thread's own bookkeeping (registry_lock.h). */
 static struct st_handler_counts *handler_counts(int fd)
 {
     const struct st_fd *e = st_fd_peek(fd);
-    return e && e->file ? &e->file->in_handler : NULL;
+    struct st_file *f = e ? e->file : fd >= 0 ? st_file_of_fd(fd) : NULL;
+    return f ? &f->in_handler : NULL;
 }
 
 /* Always atomic: a second signal may interrupt the first handler's add. */

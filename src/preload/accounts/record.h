@@ -80,11 +80,13 @@ void st_record_write(struct st_tally *c, ssize_t result);
 
 /* Signal handlers. A read or lseek seen while this thread is busy in
  * seektrace's bookkeeping (busy without own_io: thread_state.h) is a signal
- * handler's that interrupted it. That code may hold a lock or be half-way
- * through an update of a cache, so the syscall is counted with atomic adds
- * on the file fd names, if fd is known already, and nowhere else: no call,
- * site, stream, re-read range or trace event (the trace's footer has it,
- * its events do not). */
+ * handler's that interrupted it. That code may be half-way through an
+ * update of a cache or a registry, so the syscall is counted with atomic
+ * adds on the file fd names (named now if seektrace has not met fd yet;
+ * not when that needs a record made while this thread's bookkeeping holds
+ * the registry lock: registry_lock.h), and nowhere else: no call, site,
+ * stream, re-read range or trace event (the trace's footer has it, its
+ * events do not). */
 static inline int st_record_in_handler(void)
 {
     return st_self.busy && !st_self.own_io;
