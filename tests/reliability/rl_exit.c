@@ -5,7 +5,8 @@
  * (glibc's exit-time cleanup then lseeks back), so the report must carry
  * everything up to the very end. Modes: return exit _exit _Exit abort segv
  * bus fpe sigterm sigint sigterm_external sigpipe own_handler ignored
- * sigsuspend stack_overflow threads_sigterm quick_exit query. */
+ * sigsuspend stack_overflow threads_sigterm handler_exit_malloc quick_exit
+ * query. */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 static const char *file;
@@ -162,6 +164,39 @@ static void query(void)
             show("end", sig);
 }
 
+/* handler_exit_malloc: a handler that calls _exit (async-signal-safe)
+ * while main is inside malloc, with a second thread so that malloc locks:
+ * the report must not wait for the lock the interrupted malloc holds. */
+static void exit_now(int sig)
+{
+    (void)sig;
+    _exit(11);
+}
+
+static void *idle(void *arg)
+{
+    pause();
+    return arg;
+}
+
+static void exit_inside_malloc(void)
+{
+    pthread_t t;
+    if (pthread_create(&t, NULL, idle, NULL) != 0)
+        exit(2);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = exit_now;
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it = {{0, 0}, {0, 2000}};
+    setitimer(ITIMER_REAL, &it, NULL);
+    void *held[64] = {0};
+    for (unsigned long i = 0;; i++) {
+        free(held[i % 64]);
+        held[i % 64] = malloc(16 + (i * 7919) % 4000);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -258,6 +293,8 @@ int main(int argc, char **argv)
         sigaltstack(&ss, NULL);
         return recurse(0);
     }
+    if (strcmp(mode, "handler_exit_malloc") == 0)
+        exit_inside_malloc();
     if (strcmp(mode, "threads_sigterm") == 0) {
         pthread_t t[4];
         for (int i = 0; i < 4; i++)

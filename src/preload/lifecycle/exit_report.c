@@ -20,6 +20,7 @@
 #include "own_fds.h"
 #include "record.h"
 #include "output.h"
+#include "signal_frame.h"
 #include "sites.h"
 #include "symbolize.h"
 #include "report_model.h"
@@ -34,6 +35,11 @@ static int argc_saved;
 static const char **argv_saved;
 static const char *inferred_reason;
 static const char *libc_version;
+/* The report being written runs in a signal handler (ours for a fatal
+ * signal, or the program's calling _exit): it may have interrupted code
+ * holding malloc's, the loader's or stdio's lock, which its thread would
+ * wait on forever. */
+static int in_handler;
 
 void st_report_set_argv(int argc, char **argv)
 {
@@ -87,10 +93,10 @@ static void sync_stream(struct st_stream *s)
  * unlocked. */
 static void sync_open_streams(void)
 {
-    if (!st_report_from_signal)
+    if (!in_handler)
         _IO_list_lock();
     st_streams_each_open(sync_stream);
-    if (!st_report_from_signal)
+    if (!in_handler)
         _IO_list_unlock();
 }
 
@@ -107,9 +113,9 @@ static const struct st_report_frame *symbols_of(struct st_site *s)
 {
     if (!s->symbols && (s->symbols = st_alloc((size_t)s->nframes * sizeof *s->symbols)) != NULL)
         for (int i = 0; i < s->nframes; i++) {
-            /* In a fatal-signal handler the signal may have come inside malloc
-             * or the loader: no dlopen, dladdr or libdw there, raw addresses. */
-            if (st_report_from_signal)
+            /* In a signal handler the signal may have come inside malloc or
+             * the loader: no dlopen, dladdr or libdw there, raw addresses. */
+            if (in_handler)
                 s->symbols[i].offset = s->frames[i];
             else
                 st_symbolize(s->frames[i], &s->symbols[i]);
@@ -264,6 +270,7 @@ void st_report_at_exit(void)
     if (__atomic_exchange_n(&reported, 1, __ATOMIC_ACQ_REL))
         return;
     int saved_errno = errno;
+    in_handler = st_report_from_signal || st_in_signal_handler();
     struct st_sigblock blocked;
     st_lifecycle_block_signals(&blocked);
     st_self.busy++;
