@@ -13,6 +13,7 @@
 #include "own_fds.h"
 #include "registry_lock.h"
 #include "streams.h"
+#include "thread_state.h"
 
 void st_lifecycle_init(void)
 {
@@ -23,6 +24,9 @@ void st_lifecycle_init(void)
 
 void st_lifecycle_child(void)
 {
+    /* A signal handler meanwhile meets the accounts half emptied: busy, it
+     * only counts (record.h). */
+    st_self.busy++;
     st_lock_reset_in_child(&st_registry);
     st_streams_fork_child();
     st_cells_new_epoch();
@@ -31,4 +35,5 @@ void st_lifecycle_child(void)
     st_streams_settle_marks();
     st_report_reset_in_child();
     st_own_fds_child();
+    st_self.busy--;
 }
