@@ -2,6 +2,7 @@
  *
  * usage: rl_procs MODE A B C [DIR FAULTS]
  *        rl_procs fork_handler_read[_known] COUNTS N
+ *        rl_procs fork_thread_handler COUNTS N
  * Each mode reads A before the new process, B in the new process (or the
  * program it runs), C in the parent afterwards, so the driver can check
  * against strace that each process's report holds exactly what that process
@@ -142,6 +143,83 @@ static int fork_handler_read(const char *counts_path, int n, int known)
     return 0;
 }
 
+/* fork_thread_handler: one thread forks, another allocates (malloc takes
+ * its arena's lock: there is a second thread) and gets SIGUSR1 from main;
+ * its handler passes a byte through a new pipe. glibc's fork waits for
+ * that arena lock after the atfork prepare handlers have run. */
+static volatile int forks_done;
+static volatile unsigned fork_gen; /* odd while fork_loop is inside fork() */
+static volatile sig_atomic_t usr1_reads, usr1_reads_in_fork;
+
+static void on_usr1(int sig)
+{
+    int e = errno;
+    int p[2];
+    char c = 'x';
+    if (pipe(p) == 0) {
+        unsigned before = fork_gen;
+        if (write(p[1], &c, 1) == 1 && read(p[0], &c, 1) == 1) {
+            unsigned after = fork_gen;
+            usr1_reads++;
+            usr1_reads_in_fork += (before & 1) || after != before; /* a fork overlapped it */
+        }
+        close(p[0]);
+        close(p[1]);
+    }
+    errno = e;
+}
+
+static void *allocate_loop(void *arg)
+{
+    void *held[64] = {0};
+    for (unsigned long i = 0; !forks_done; i++) {
+        free(held[i % 64]);
+        held[i % 64] = malloc(16 + (i * 7919) % 4000);
+    }
+    return arg;
+}
+
+static void *fork_loop(void *arg)
+{
+    int n = *(int *)arg;
+    for (int i = 0; i < n; i++) {
+        __atomic_add_fetch(&fork_gen, 1, __ATOMIC_SEQ_CST);
+        pid_t p = fork();
+        if (p == 0)
+            _exit(0);
+        __atomic_add_fetch(&fork_gen, 1, __ATOMIC_SEQ_CST);
+        waitpid(p, NULL, 0);
+    }
+    forks_done = 1;
+    return arg;
+}
+
+static int fork_thread_handler(const char *counts_path, int n)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_usr1;
+    sa.sa_flags = SA_RESTART;
+    if (sigaction(SIGUSR1, &sa, NULL) != 0)
+        return 2;
+    pthread_t alloc, forker;
+    if (pthread_create(&alloc, NULL, allocate_loop, NULL) != 0 ||
+        pthread_create(&forker, NULL, fork_loop, &n) != 0)
+        return 2;
+    while (!forks_done) {
+        pthread_kill(alloc, SIGUSR1);
+        usleep(50);
+    }
+    pthread_join(forker, NULL);
+    pthread_join(alloc, NULL);
+    FILE *out = fopen(counts_path, "w");
+    if (!out || fprintf(out, "%d %d\n", (int)usr1_reads, (int)usr1_reads_in_fork) < 0 ||
+        fclose(out) != 0)
+        return 4;
+    printf("forked %d\n", n);
+    return 0;
+}
+
 static int exec_stage(int stage, const char *a)
 {
     char n[16];
@@ -256,6 +334,8 @@ int main(int argc, char **argv)
         return hung ? 1 : 0;
     }
 
+    if (strcmp(mode, "fork_thread_handler") == 0)
+        return fork_thread_handler(a, atoi(b));
     if (strcmp(mode, "fork_handler_read") == 0 || strcmp(mode, "fork_handler_read_known") == 0)
         return fork_handler_read(a, atoi(b), strcmp(mode, "fork_handler_read_known") == 0);
 

@@ -308,6 +308,37 @@ def fork_handler_read(ctx, known):
     return problems + more
 
 
+def fork_thread_handler(ctx):
+    """One thread forks 300 times; another allocates, and its SIGUSR1
+    handler (main sends it every 50 us) passes a byte through a new pipe.
+    Naming that pipe takes the library's registry lock, which the forking
+    thread holds from its atfork prepare handler on; glibc's fork then waits
+    for the allocating thread's malloc arena lock: main's library hung there
+    (3 of 3 runs). Now a handler does not wait for another thread's fork:
+    same output as plainly, and every read that no fork overlapped is
+    counted (one that needed a new record while a fork held the lock is not:
+    docs/reliability.md, 10)."""
+    label = "procs.fork_thread_handler"
+    counts = os.path.join(ctx.fresh("counts"), "counts")
+    argv = [ctx.prog("rl_procs"), "fork_thread_handler", counts, "300"]
+    plain = ctx.plain(argv)
+    rep = ctx.fresh("reports")
+    pre = ctx.preloaded(argv, rep, timeout=30)  # a hang is a failure, not a stuck suite
+    problems = rl.diff_behaviour(label, plain, pre)
+    with open(counts) as f:
+        reads, overlapped = map(int, f.read().split())
+    booked = max((sum(f["read_syscalls"] for f in r["files"] if f["path"].startswith("pipe:"))
+                  for r in rl.load_reports(rep)), default=0)
+    print(f"with seektrace: the handler read {reads} pipes, {overlapped} while the other "
+          f"thread was inside fork(); the report counts {booked}")
+    if not reads - overlapped <= booked <= reads:
+        problems.append(f"{label}: the report counts {booked} pipe reads; the handler made "
+                        f"{reads}, {overlapped} of them during a fork")
+    if overlapped == 0:
+        problems.append(f"{label}: no handler read overlapped a fork: nothing was tested")
+    return problems
+
+
 CMAKE_RUNS = 6
 
 
@@ -1716,6 +1747,7 @@ for m in ("fork", "vfork", "vfork_dup2", "vfork_exec", "vfork_failed_exec", "pos
 CASES["procs.fork_many"] = fork_many
 CASES["procs.fork_folding"] = fork_folding
 CASES["procs.cmake_configure"] = cmake_configure
+CASES["procs.fork_thread_handler"] = fork_thread_handler
 CASES["procs.fork_handler_read"] = lambda c: fork_handler_read(c, False)
 CASES["procs.fork_handler_read_known"] = lambda c: fork_handler_read(c, True)
 CASES["threads.reopen"] = reopen_threads

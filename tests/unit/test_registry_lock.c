@@ -1,7 +1,8 @@
 /* Unit tests: the registries' locks (src/preload/registry_lock.c). A
  * signal handler on the holding thread is refused while the holder's
  * bookkeeping holds the lock, and takes it again inside a fork hold; other
- * threads wait; the fork hold ends in the parent and is cleared in the
+ * threads wait, for another thread's fork a bounded time and in a handler
+ * not at all; the fork hold ends in the parent and is cleared in the
  * child. Every case runs the handler for real (raise), so a lock that spun
  * on its own thread would hang the test, which ctest's timeout fails. */
 #define _GNU_SOURCE 1
@@ -12,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "registry_lock.h"
@@ -145,6 +147,81 @@ static void test_other_threads_hold(void **state)
     assert_true(is_free());
 }
 
+/* Another thread's fork hold, released when main says so. */
+static void *fork_hold_then_wait(void *arg)
+{
+    int *go = arg;
+    st_lock_hold_for_fork(&lock);
+    __atomic_store_n(&go[0], 1, __ATOMIC_RELEASE);
+    while (!__atomic_load_n(&go[1], __ATOMIC_ACQUIRE))
+        usleep(1000);
+    st_lock_release_after_fork(&lock);
+    return NULL;
+}
+
+static void other_thread_forks(pthread_t *t, int *go)
+{
+    go[0] = go[1] = 0;
+    assert_int_equal(pthread_create(t, NULL, fork_hold_then_wait, go), 0);
+    while (!__atomic_load_n(&go[0], __ATOMIC_ACQUIRE))
+        ;
+}
+
+static void other_thread_fork_ends(pthread_t t, int *go)
+{
+    __atomic_store_n(&go[1], 1, __ATOMIC_RELEASE);
+    pthread_join(t, NULL);
+    assert_true(is_free());
+}
+
+/* The fork may wait for a glibc lock the interrupted code holds (malloc's):
+ * a handler does not wait for it at all. */
+static void test_handler_refused_on_another_threads_fork(void **state)
+{
+    (void)state;
+    int go[2];
+    pthread_t t;
+    other_thread_forks(&t, go);
+    handler_takes();
+    assert_int_equal(handler_took, 0);
+    other_thread_fork_ends(t, go);
+}
+
+/* Outside a handler the wait for another thread's fork is bounded (about a
+ * second), then refused. */
+static void test_wait_for_another_threads_fork_is_bounded(void **state)
+{
+    (void)state;
+    int go[2];
+    pthread_t t;
+    other_thread_forks(&t, go);
+    assert_int_equal(st_lock_take(&lock), 0);
+    other_thread_fork_ends(t, go);
+    assert_int_equal(st_lock_take(&lock), 1);
+    st_lock_drop(&lock);
+}
+
+static void *end_fork_soon(void *arg)
+{
+    usleep(20000);
+    __atomic_store_n(&((int *)arg)[1], 1, __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void test_waits_for_a_fork_that_ends(void **state)
+{
+    (void)state;
+    int go[2];
+    pthread_t t, ender;
+    other_thread_forks(&t, go);
+    assert_int_equal(pthread_create(&ender, NULL, end_fork_soon, go), 0);
+    assert_int_equal(st_lock_take(&lock), 1); /* once the fork's hold ends */
+    pthread_join(ender, NULL);
+    pthread_join(t, NULL);
+    st_lock_drop(&lock);
+    assert_true(is_free());
+}
+
 static void test_reset_in_child_after_fork_hold(void **state)
 {
     (void)state;
@@ -165,6 +242,9 @@ int main(void)
         cmocka_unit_test_setup(test_fork_from_handler_inside_bookkeeping, setup),
         cmocka_unit_test_setup(test_other_threads_hold, setup),
         cmocka_unit_test_setup(test_reset_in_child_after_fork_hold, setup),
+        cmocka_unit_test_setup(test_handler_refused_on_another_threads_fork, setup),
+        cmocka_unit_test_setup(test_wait_for_another_threads_fork_is_bounded, setup),
+        cmocka_unit_test_setup(test_waits_for_a_fork_that_ends, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,10 @@
  *   reading while fork() runs), and the atfork handlers of other libraries
  *   that run inside the hold, take it again and book as anywhere else.
  * Another thread's hold is waited for: it is never held across a call that
- * can block. Order: the fold lock before the registry lock. */
+ * can block, except by fork, and that wait is bounded, and none at all in
+ * a signal handler (registry_lock.c: the fork may be waiting for a glibc
+ * lock the waiting thread holds).
+ * Order: the fold lock before the registry lock. */
 #ifndef SEEKTRACE_REGISTRY_LOCK_H
 #define SEEKTRACE_REGISTRY_LOCK_H
 
@@ -28,7 +31,8 @@ struct st_lock {
 };
 
 /* 1: taken. 0: held by this thread's bookkeeping, which a signal handler
- * interrupted; the caller must do without. */
+ * interrupted, or by another thread's fork (for over a second, or at all
+ * when this thread runs a signal handler); the caller must do without. */
 __attribute__((warn_unused_result)) int st_lock_take(struct st_lock *l);
 void st_lock_drop(struct st_lock *l);
 

@@ -4,7 +4,8 @@
  * does) up to a frame the unwinder marks as interrupted by a signal, as
  * far as unwind information goes: a handler in code without it is not
  * seen. No lock, no allocation: a handler may ask. Tens of microseconds,
- * so only asked on rare paths: a report. */
+ * so only asked on rare paths: a report, a wait for another thread's fork
+ * (registry_lock.h). */
 #ifndef SEEKTRACE_SIGNAL_FRAME_H
 #define SEEKTRACE_SIGNAL_FRAME_H
 
