@@ -317,7 +317,7 @@ def fork_thread_handler(ctx):
     (3 of 3 runs). Now a handler does not wait for another thread's fork:
     same output as plainly, and every read that no fork overlapped is
     counted (one that needed a new record while a fork held the lock is not:
-    docs/reliability.md, 10)."""
+    docs/reliability.md, 11)."""
     label = "procs.fork_thread_handler"
     counts = os.path.join(ctx.fresh("counts"), "counts")
     argv = [ctx.prog("rl_procs"), "fork_thread_handler", counts, "300"]
