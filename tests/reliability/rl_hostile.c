@@ -217,6 +217,18 @@ static void on_alarm(int sig)
     errno = saved;
 }
 
+/* fn handles SIGALRM (SA_RESTART), which a timer sends every usec. */
+static void alarm_every(long usec, void (*fn)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fn;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGALRM, &sa, NULL);
+    struct itimerval it = {{0, usec}, {0, usec}};
+    setitimer(ITIMER_REAL, &it, NULL);
+}
+
 static int handler_stdio(const char *a, const char *b, const char *c)
 {
     handler_fp = fopen(c, "r");
@@ -232,13 +244,7 @@ static int handler_stdio(const char *a, const char *b, const char *c)
     if (fgetc(handler_fp) == EOF || fgetc(fa) == EOF)
         return 4;
     rewind(handler_fp);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_alarm;
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGALRM, &sa, NULL);
-    struct itimerval it = {{0, 200}, {0, 200}};
-    setitimer(ITIMER_REAL, &it, NULL);
+    alarm_every(200, on_alarm);
     unsigned long got = 0;
     for (int i = 0; i < 4000; i++) {
         fseek(fa, (long)((i * 7919) % 200000), SEEK_SET);
@@ -283,13 +289,7 @@ static int handler_fresh_pipe(const char *a, const char *counts, int want)
     int fa = open(a, O_RDONLY);
     if (fa < 0)
         return 4;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_alarm_pipe;
-    sa.sa_flags = SA_RESTART;
-    sigaction(SIGALRM, &sa, NULL);
-    struct itimerval it = {{0, 500}, {0, 500}};
-    setitimer(ITIMER_REAL, &it, NULL);
+    alarm_every(500, on_alarm_pipe);
     while (pipe_reads < want)
         if (read(fa, buf, 64) <= 0)
             lseek(fa, 0, SEEK_SET);

@@ -87,6 +87,23 @@ static void *spin_loop(void *arg)
     return arg;
 }
 
+/* fn handles sig, with SA_RESTART. */
+static int handle(int sig, void (*fn)(int))
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = fn;
+    sa.sa_flags = SA_RESTART;
+    return sigaction(sig, &sa, NULL);
+}
+
+/* What a handler counted, to a file: stdout must not depend on timing. */
+static int write_counts(const char *path, int all, int in_fork)
+{
+    FILE *out = fopen(path, "w");
+    return out && fprintf(out, "%d %d\n", all, in_fork) > 0 && fclose(out) == 0 ? 0 : 4;
+}
+
 /* fork_handler_read: libuv's signal lock, which hung cmake. SIGCHLD's
  * handler takes a byte from a pipe and puts it back while main forks
  * children that exit at once, so the handler often runs inside fork(). */
@@ -108,8 +125,7 @@ static void on_child(int sig)
 
 /* n children; known: main reads the pipe once first (then the handler's
  * read is on a descriptor the library knows, from a new call site). The
- * handler's reads go to counts_path ("reads in-fork"), not to stdout,
- * which must be the same in every run. */
+ * handler's reads, and those inside fork(), go to counts_path. */
 static int fork_handler_read(const char *counts_path, int n, int known)
 {
     char c = 'x';
@@ -117,11 +133,7 @@ static int fork_handler_read(const char *counts_path, int n, int known)
         return 2;
     if (known && (read(lock_pipe[0], &c, 1) != 1 || write(lock_pipe[1], &c, 1) != 1))
         return 2;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_child;
-    sa.sa_flags = SA_RESTART;
-    if (sigaction(SIGCHLD, &sa, NULL) != 0)
+    if (handle(SIGCHLD, on_child) != 0)
         return 2;
     for (int i = 0; i < n; i++) {
         in_fork = 1;
@@ -135,9 +147,7 @@ static int fork_handler_read(const char *counts_path, int n, int known)
             ;
     }
     wait_all();
-    FILE *out = fopen(counts_path, "w");
-    if (!out || fprintf(out, "%d %d\n", (int)handler_reads, (int)reads_in_fork) < 0 ||
-        fclose(out) != 0)
+    if (write_counts(counts_path, handler_reads, reads_in_fork) != 0)
         return 4;
     printf("forked %d\n", n);
     return 0;
@@ -196,11 +206,7 @@ static void *fork_loop(void *arg)
 
 static int fork_thread_handler(const char *counts_path, int n)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_usr1;
-    sa.sa_flags = SA_RESTART;
-    if (sigaction(SIGUSR1, &sa, NULL) != 0)
+    if (handle(SIGUSR1, on_usr1) != 0)
         return 2;
     pthread_t alloc, forker;
     if (pthread_create(&alloc, NULL, allocate_loop, NULL) != 0 ||
@@ -212,9 +218,7 @@ static int fork_thread_handler(const char *counts_path, int n)
     }
     pthread_join(forker, NULL);
     pthread_join(alloc, NULL);
-    FILE *out = fopen(counts_path, "w");
-    if (!out || fprintf(out, "%d %d\n", (int)usr1_reads, (int)usr1_reads_in_fork) < 0 ||
-        fclose(out) != 0)
+    if (write_counts(counts_path, usr1_reads, usr1_reads_in_fork) != 0)
         return 4;
     printf("forked %d\n", n);
     return 0;
