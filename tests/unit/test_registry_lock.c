@@ -1,4 +1,4 @@
-/* Unit tests: the registries' locks (src/preload/registry_lock.c). A
+/* Unit tests: the registries' locks (src/preload/rt/registry_lock.c). A
  * signal handler on the holding thread is refused while the holder's
  * bookkeeping holds the lock, and takes it again inside a fork hold; other
  * threads wait, for another thread's fork a bounded time and in a handler
