@@ -174,6 +174,24 @@ static void chrome_args_start(struct ex *x, const struct about *a, const char *c
         fprintf(f, "\"_\":0");
 }
 
+/* A syscall (an event with a duration, events.def) as a complete event. */
+static void chrome_syscall(struct ex *x, const struct st_trace_event *ev, const char *call)
+{
+    FILE *f = x->out;
+    struct about a = about_cell(x, ev->target);
+    fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"syscall\",\"ph\":\"X\",\"ts\":%.3f,"
+               "\"dur\":%.3f,\"pid\":%ld,\"tid\":%" PRIu32,
+            st_trace_kind_name(ev->kind), us(x, ev->time_ns), (double)ev->dur_ns / 1000.0, x->pid,
+            ev->tid);
+    chrome_args_start(x, &a, call);
+    if (ev->kind == ST_EV_READ || ev->kind == ST_EV_READ_REREAD)
+        fprintf(f, ",\"offset\":%" PRId64 ",\"bytes\":%" PRId64 ",\"reread\":%" PRIu64,
+                ev->offset, ev->result, ev->reread);
+    else if (ev->kind == ST_EV_LSEEK || ev->kind == ST_EV_WRITE)
+        fprintf(f, ",\"%s\":%" PRId64, ev->kind == ST_EV_LSEEK ? "offset" : "bytes", ev->result);
+    fprintf(f, "}}");
+}
+
 static void chrome_event(struct ex *x, const struct st_trace_event *ev)
 {
     FILE *f = x->out;
@@ -205,26 +223,6 @@ static void chrome_event(struct ex *x, const struct st_trace_event *ev)
         fprintf(f, ",\n{\"ph\":\"E\",\"ts\":%.3f,\"pid\":%ld,\"tid\":%" PRIu32 "}",
                 us(x, ev->time_ns), x->pid, ev->tid);
         break;
-    case ST_EV_READ:
-    case ST_EV_READ_REREAD:
-    case ST_EV_LSEEK:
-    case ST_EV_FSTAT:
-    case ST_EV_WRITE: {
-        struct about a = about_cell(x, ev->target);
-        const char *name = ev->kind == ST_EV_LSEEK ? "lseek" : ev->kind == ST_EV_FSTAT ? "fstat"
-                         : ev->kind == ST_EV_WRITE ? "write" : "read";
-        fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"syscall\",\"ph\":\"X\",\"ts\":%.3f,"
-                   "\"dur\":%.3f,\"pid\":%ld,\"tid\":%" PRIu32,
-                name, us(x, ev->time_ns), (double)ev->dur_ns / 1000.0, x->pid, ev->tid);
-        chrome_args_start(x, &a, call);
-        if (ev->kind == ST_EV_READ || ev->kind == ST_EV_READ_REREAD)
-            fprintf(f, ",\"offset\":%" PRId64 ",\"bytes\":%" PRId64 ",\"reread\":%" PRIu64,
-                    ev->offset, ev->result, ev->reread);
-        else if (ev->kind == ST_EV_LSEEK || ev->kind == ST_EV_WRITE)
-            fprintf(f, ",\"%s\":%" PRId64, ev->kind == ST_EV_LSEEK ? "offset" : "bytes", ev->result);
-        fprintf(f, "}}");
-        break;
-    }
     case ST_EV_MARK:
         fprintf(f, ",\n{\"name\":");
         {
@@ -237,25 +235,18 @@ static void chrome_event(struct ex *x, const struct st_trace_event *ev)
                 us(x, ev->time_ns), x->pid, ev->tid);
         break;
     default:
+        if (st_trace_kind(ev->kind)->dur)
+            chrome_syscall(x, ev, call);
         break;
     }
 }
 
-static const char *event_name(unsigned kind)
-{
-    return kind == ST_EV_READ_REREAD ? "read" : st_trace_kind_name(kind);
-}
-
+/* A row of its own in CSV and JSON lines: what the process did
+ * (events.def's role), not a definition or decoding context. */
 static int exported(unsigned kind)
 {
-    switch (kind) {
-    case ST_EV_CALL: case ST_EV_END: case ST_EV_COUNT: case ST_EV_READ: case ST_EV_READ_REREAD:
-    case ST_EV_REREAD: case ST_EV_LSEEK: case ST_EV_FSTAT: case ST_EV_WRITE: case ST_EV_DELIVER:
-    case ST_EV_SEEK: case ST_EV_BUF: case ST_EV_CLOSE: case ST_EV_MARK: case ST_EV_LOST:
-        return 1;
-    default:
-        return 0;
-    }
+    const struct st_trace_kind_info *k = st_trace_kind(kind);
+    return k && k->role == ST_EV_HAPPENS;
 }
 
 /* A stream operation, JSON lines only: what whatif replays. */
@@ -319,21 +310,17 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
         a = about_cell(x, ev->target);
     const char *call = ev->call >= 0 ? st_call_name((enum st_call)ev->call) : NULL;
     uint64_t t = ev->time_ns >= x->trace_ns ? ev->time_ns - x->trace_ns : 0;
+    const struct st_trace_kind_info *k = st_trace_kind(ev->kind);
     int is_read = ev->kind == ST_EV_READ || ev->kind == ST_EV_READ_REREAD;
-    int has_bytes = is_read || ev->kind == ST_EV_WRITE || ev->kind == ST_EV_LSEEK;
-    int timed = ev->kind == ST_EV_CALL || ev->kind == ST_EV_END || is_read ||
-                ev->kind == ST_EV_LSEEK || ev->kind == ST_EV_FSTAT || ev->kind == ST_EV_WRITE ||
-                ev->kind == ST_EV_MARK || ev->kind == ST_EV_CLOSE;
     char *label = ev->kind == ST_EV_MARK ? strndup(ev->str, ev->str_len) : NULL;
     if (x->fmt == CSV) {
         fprintf(f, "%ld,%" PRIu32 ",", x->pid, ev->tid);
-        if (timed)
+        if (k->timed)
             fprintf(f, "%" PRIu64, t);
         fputc(',', f);
-        if (timed && ev->kind != ST_EV_CALL && ev->kind != ST_EV_END && ev->kind != ST_EV_MARK &&
-            ev->kind != ST_EV_CLOSE)
+        if (k->dur)
             fprintf(f, "%" PRIu64, ev->dur_ns);
-        fprintf(f, ",%s,", event_name(ev->kind));
+        fprintf(f, ",%s,", k->name);
         csv_field(f, call);
         fputc(',', f);
         csv_field(f, ev->kind == ST_EV_MARK ? label : a.path);
@@ -344,7 +331,7 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
         if (is_read && ev->offset >= 0)
             fprintf(f, "%" PRId64, ev->offset);
         fputc(',', f);
-        if (has_bytes)
+        if (k->bytes)
             fprintf(f, "%" PRId64, ev->result);
         else if (ev->kind == ST_EV_BUF)
             fprintf(f, "%" PRIu64, ev->buffer_size);
@@ -366,12 +353,11 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
         fputc('\n', f);
     } else {
         fprintf(f, "{\"pid\":%ld,\"tid\":%" PRIu32, x->pid, ev->tid);
-        if (timed)
+        if (k->timed)
             fprintf(f, ",\"time_ns\":%" PRIu64, t);
-        if (timed && ev->kind != ST_EV_CALL && ev->kind != ST_EV_END && ev->kind != ST_EV_MARK &&
-            ev->kind != ST_EV_CLOSE)
+        if (k->dur)
             fprintf(f, ",\"dur_ns\":%" PRIu64, ev->dur_ns);
-        fprintf(f, ",\"event\":\"%s\"", event_name(ev->kind));
+        fprintf(f, ",\"event\":\"%s\"", k->name);
         if (call)
             fprintf(f, ",\"call\":\"%s\"", call);
         if (ev->kind == ST_EV_CALL)
@@ -388,7 +374,7 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
             fprintf(f, ",\"fd\":%d", a.fd);
         if (is_read && ev->offset >= 0)
             fprintf(f, ",\"offset\":%" PRId64, ev->offset);
-        if (has_bytes)
+        if (k->bytes)
             fprintf(f, ",\"bytes\":%" PRId64, ev->result);
         if (ev->kind == ST_EV_BUF)
             fprintf(f, ",\"buffer_size\":%" PRIu64, ev->buffer_size);
@@ -423,8 +409,7 @@ static void export_trace(struct ex *x, const char *path)
     if (!x->defs)
         tool_bad_input("out of memory");
     while ((k = st_trace_next(r, &ev, err)) == 1)
-        if (ev.kind == ST_EV_FILE_DEF || ev.kind == ST_EV_STREAM_DEF || ev.kind == ST_EV_CELL_DEF ||
-            ev.kind == ST_EV_SITE_DEF || ev.kind == ST_EV_MODULE)
+        if (st_trace_kind(ev.kind)->role == ST_EV_DEFINES)
             if (st_trace_model_apply(x->defs, &ev) != 0)
                 tool_bad_input("out of memory");
     if (k < 0)

@@ -118,38 +118,75 @@ static void objects_free(struct trace_objects *o)
 
 /* ---- pass 1 ---------------------------------------------------------------- */
 
-static void learn_syscall(struct trace_objects *o, const struct st_trace_event *ev)
+/* One function per event kind, named after its events.def line: what the
+ * kind tells pass 1. 0, or -1 out of memory. */
+typedef int learn_fn(struct trace_objects *o, const struct st_trace_event *ev);
+
+static int learn_nothing(struct trace_objects *o, const struct st_trace_event *ev)
+{
+    return 0;
+}
+#define learn_TARGET learn_nothing
+#define learn_CALL learn_nothing
+#define learn_END learn_nothing
+#define learn_COUNT learn_nothing
+#define learn_REREAD learn_nothing
+#define learn_SEEK learn_nothing
+#define learn_SITE_DEF learn_nothing
+#define learn_MODULE learn_nothing
+#define learn_MARK learn_nothing
+#define learn_CLOSE learn_nothing
+#define learn_LOST learn_nothing
+
+static int learn_READ(struct trace_objects *o, const struct st_trace_event *ev)
 {
     struct stream *s = stream_of_cell(o, ev->target);
     if (!s)
-        return;
-    switch (ev->kind) {
-    case ST_EV_READ:
-    case ST_EV_READ_REREAD:
-        s->measured.read_syscalls++;
-        if (ev->result > 0)
-            s->measured.kernel_read_bytes += (uint64_t)ev->result;
-        if (ev->offset >= 0 && ev->result >= 0) {
-            uint64_t end = (uint64_t)ev->offset + (uint64_t)ev->result;
-            if (end > s->max_end)
-                s->max_end = end;
-            if (ev->result == 0)
-                s->eof_at = ev->offset;
-        }
-        break;
-    case ST_EV_LSEEK:
-        s->measured.lseek_syscalls++;
-        break;
-    case ST_EV_FSTAT:
-        s->measured.fstat_syscalls++;
-        break;
-    case ST_EV_WRITE:
-        s->written = 1;
-        break;
-    case ST_EV_DELIVER:
-        s->measured.delivered_bytes += ev->delivered;
-        break;
+        return 0;
+    s->measured.read_syscalls++;
+    if (ev->result > 0)
+        s->measured.kernel_read_bytes += (uint64_t)ev->result;
+    if (ev->offset >= 0 && ev->result >= 0) {
+        uint64_t end = (uint64_t)ev->offset + (uint64_t)ev->result;
+        if (end > s->max_end)
+            s->max_end = end;
+        if (ev->result == 0)
+            s->eof_at = ev->offset;
     }
+    return 0;
+}
+#define learn_READ_REREAD learn_READ
+
+static int learn_LSEEK(struct trace_objects *o, const struct st_trace_event *ev)
+{
+    struct stream *s = stream_of_cell(o, ev->target);
+    if (s)
+        s->measured.lseek_syscalls++;
+    return 0;
+}
+
+static int learn_FSTAT(struct trace_objects *o, const struct st_trace_event *ev)
+{
+    struct stream *s = stream_of_cell(o, ev->target);
+    if (s)
+        s->measured.fstat_syscalls++;
+    return 0;
+}
+
+static int learn_WRITE(struct trace_objects *o, const struct st_trace_event *ev)
+{
+    struct stream *s = stream_of_cell(o, ev->target);
+    if (s)
+        s->written = 1;
+    return 0;
+}
+
+static int learn_DELIVER(struct trace_objects *o, const struct st_trace_event *ev)
+{
+    struct stream *s = stream_of_cell(o, ev->target);
+    if (s)
+        s->measured.delivered_bytes += ev->delivered;
+    return 0;
 }
 
 static void learn_op(struct stream *s, const struct st_trace_event *ev)
@@ -189,45 +226,65 @@ static void learn_op(struct stream *s, const struct st_trace_event *ev)
     }
 }
 
+static int learn_FILE_DEF(struct trace_objects *o, const struct st_trace_event *ev)
+{
+    if (grow_to(o, ev->id) != 0)
+        return -1;
+    free(o->paths[ev->id]);
+    o->paths[ev->id] = strndup(ev->str, ev->str_len);
+    return o->paths[ev->id] ? 0 : -1;
+}
+
+static int learn_BUF(struct trace_objects *o, const struct st_trace_event *ev)
+{
+    struct stream *s = stream_at(o, ev->id);
+    if (!s)
+        return -1;
+    if (ev->buffer_size)
+        s->bufsize = ev->buffer_size;
+    s->mode = ev->buf_mode;
+    s->origin = ev->buf_origin;
+    s->caveat = ev->str_len > 0;
+    return 0;
+}
+
+static int learn_STREAM_DEF(struct trace_objects *o, const struct st_trace_event *ev)
+{
+    struct stream *s = stream_at(o, ev->id);
+    if (!s)
+        return -1;
+    s->defined = 1;
+    s->file = ev->file;
+    s->fd = ev->fd;
+    return learn_BUF(o, ev);
+}
+
+static int learn_CELL_DEF(struct trace_objects *o, const struct st_trace_event *ev)
+{
+    if (grow_to(o, ev->id) != 0)
+        return -1;
+    o->cell_owner[ev->id] = ev->owner;
+    return 0;
+}
+
+static int learn_OP(struct trace_objects *o, const struct st_trace_event *ev)
+{
+    struct stream *s = stream_at(o, ev->id);
+    if (!s)
+        return -1;
+    learn_op(s, ev);
+    return 0;
+}
+
 static int learn(struct trace_objects *o, const struct st_trace_event *ev)
 {
-    struct stream *s;
-    switch (ev->kind) {
-    case ST_EV_FILE_DEF:
-        if (grow_to(o, ev->id) != 0)
-            return -1;
-        free(o->paths[ev->id]);
-        o->paths[ev->id] = strndup(ev->str, ev->str_len);
-        return o->paths[ev->id] ? 0 : -1;
-    case ST_EV_STREAM_DEF:
-    case ST_EV_BUF:
-        if (!(s = stream_at(o, ev->id)))
-            return -1;
-        if (ev->kind == ST_EV_STREAM_DEF) {
-            s->defined = 1;
-            s->file = ev->file;
-            s->fd = ev->fd;
-        }
-        if (ev->buffer_size)
-            s->bufsize = ev->buffer_size;
-        s->mode = ev->buf_mode;
-        s->origin = ev->buf_origin;
-        s->caveat = ev->str_len > 0;
-        return 0;
-    case ST_EV_CELL_DEF:
-        if (grow_to(o, ev->id) != 0)
-            return -1;
-        o->cell_owner[ev->id] = ev->owner;
-        return 0;
-    case ST_EV_OP:
-        if (!(s = stream_at(o, ev->id)))
-            return -1;
-        learn_op(s, ev);
-        return 0;
-    default:
-        learn_syscall(o, ev);
-        return 0;
-    }
+    static learn_fn *const by_kind[32] = {
+#define ST_TRACE_EVENT(kind, value, ...) [value] = learn_##kind,
+#include "seektrace/events.def"
+#undef ST_TRACE_EVENT
+    };
+    learn_fn *fn = by_kind[ev->kind & 31];
+    return fn ? fn(o, ev) : 0;
 }
 
 /* ---- deciding what to replay ------------------------------------------------ */

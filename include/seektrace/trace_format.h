@@ -1,7 +1,7 @@
 /* seektrace/trace_format.h — the on-disk format of a seektrace trace file.
  *
- * Public and self-contained (C99 + <stdint.h>): everything a program needs
- * to read a trace without seektrace's own code. seektrace's reader
+ * Public and self-contained (C99 + <stdint.h>, and events.def beside it):
+ * everything a program needs to read a trace without seektrace's own code. seektrace's reader
  * (src/core/trace_reader.c) follows exactly what is written here.
  *
  * A traced process writes DIR/<name>.<pid>.sktrace (SEEKTRACE_TRACE=DIR),
@@ -201,66 +201,17 @@ struct st_trace_chunk {
  * Files, streams and cells share one id space; sites have their own, where
  * 0 means "no site". A call kind byte indexes the ST_TRACE_INFO_CALLS names.
  */
+/* The kinds, their fields and what each means: events.def, beside this
+ * header (one line per kind, expanded here and by every reader). */
 enum st_trace_kind {
-    ST_EV_TARGET = 1,     /* u cell: target = cell */
-    ST_EV_FILE_DEF = 2,   /* u id, u len, bytes path */
-    ST_EV_STREAM_DEF = 3, /* u id, u file, s fd, u ordinal, u buffer_size,
-                           * u requested_buffer_size, b mode|origin<<4,
-                           * u len, bytes caveat (len 0: none).
-                           * ordinal: how many streams had been bound on the
-                           * file before it (reports list newest first);
-                           * caveat: what the stream's figures miss. */
-    ST_EV_BUF = 4,        /* u stream, u buffer_size, u requested_buffer_size,
-                           * b mode|origin<<4, u len, bytes caveat: the
-                           * stream's buffer as now seen */
-    ST_EV_CALL = 5,       /* F1 counted, F2 cell given: [u cell], u dt, b call —
-                           * a call begins (a span, ended by END); F2: target =
-                           * cell first, as TARGET does (since version 3);
-                           * counted: calls[call] += 1 on target */
-    ST_EV_END = 6,        /* u dt — the innermost open call of this thread ends */
-    ST_EV_COUNT = 7,      /* b call: calls[call] += 1 on target, no span */
-    ST_EV_READ = 8,       /* F1 call same (else b call first), F2 offset == expected
-                           * (else s offset; -1 unknown), F3 result == last_size
-                           * (else s result):
-                           * [b call], u dt, u dur, [s offset], [s result].
-                           * A read-family syscall: read_syscalls += 1 and, if
-                           * result > 0, kernel_read_bytes += result; charged to
-                           * call. Then last_size = result, and if offset >= 0:
-                           * expected = offset + max(result, 0). */
-    ST_EV_READ_REREAD = 9, /* as READ, and reread_bytes += result */
-    ST_EV_REREAD = 10,    /* u n: reread_bytes += n on target (the read just
-                           * before it re-read n of its bytes) */
-    ST_EV_LSEEK = 11,     /* F1 call same (else b call first), F2 result == expected,
-                           * F3 failed (result -1): [b call], u dt, u dur,
-                           * [s result - max(expected, 0)] (present unless F2/F3).
-                           * lseek_syscalls += 1, charged to call;
-                           * if result >= 0: expected = result. */
-    ST_EV_FSTAT = 12,     /* F1 call same: [b call], u dt, u dur. fstat_syscalls += 1 */
-    ST_EV_WRITE = 13,     /* u dt, u dur, s result. write_syscalls += 1, and
-                           * kernel_write_bytes += result if > 0; if result > 0
-                           * and expected >= 0: expected += result */
-    ST_EV_DELIVER = 14,   /* F1 delivered == requested: u requested, [u delivered].
-                           * requested_bytes += requested, delivered_bytes += delivered */
-    ST_EV_SEEK = 15,      /* F1 kept: [u resync]. kept: seeks_in_buffer += 1,
-                           * resync_lseeks += resync; else seeks_discarding_buffer += 1 */
-    ST_EV_SITE_DEF = 16,  /* u id, u n, n × u address: a site; address 0 is the
-                           * return address in the program, then its callers */
-    ST_EV_MODULE = 17,    /* u start, u length, u file_offset, u len, bytes path:
-                           * an executable mapping (/proc/self/maps), to turn
-                           * site addresses into module + offset */
-    ST_EV_MARK = 18,      /* u dt, u len, bytes label: seektrace_mark(label) */
-    ST_EV_CLOSE = 19,     /* u stream, u dt: the stream was closed */
-    ST_EV_LOST = 20,      /* u n: n events of this thread could not be recorded */
-    ST_EV_CELL_DEF = 21,  /* u id, u owner (a file or stream), u site: target = id */
-    ST_EV_OP = 22,        /* F2 ends the call: u stream, b op (ST_OP_*), then
-                           * the op's fields below, [u dt]; F1 is the op's
-                           * flag. One stdio call on a stream as `seektrace
-                           * whatif` replays it. Counts nothing. Since
-                           * version 2. F2 (since version 3): the OP is also
-                           * the END of the innermost open call, dt after it:
-                           * the same as OP then END (u dt). */
+#define ST_TRACE_EVENT(kind, value, ...) ST_EV_##kind = value,
+#include "events.def"
+#undef ST_TRACE_EVENT
     ST_EV_KIND_MAX = 22
 };
+
+/* events.def's role column. */
+enum st_trace_role { ST_EV_DEFINES = 1, ST_EV_HAPPENS = 2, ST_EV_STEERS = 3 };
 
 /* ## Stream operations (ST_EV_OP, version 2)
  *

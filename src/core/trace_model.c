@@ -212,154 +212,229 @@ static void set_buffer(struct obj *o, const struct st_trace_event *ev)
     o->caveat = ev->str_len ? strndup_(ev->str, ev->str_len) : NULL;
 }
 
+/* One function per event kind, named after its events.def line: what the
+ * kind adds to the model. call is the event's call, ST_CALL_OTHER when it
+ * names none the build knows. */
+typedef int apply_fn(struct st_trace_model *m, const struct st_trace_event *ev, int call);
+
+/* Kinds that only steer decoding (the reader applies them) or that the
+ * model does not keep. */
+static int apply_nothing(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    return 0;
+}
+#define apply_TARGET apply_nothing
+#define apply_END apply_nothing
+#define apply_MARK apply_nothing
+#define apply_CLOSE apply_nothing
+#define apply_LOST apply_nothing
+
+static int apply_FILE_DEF(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct obj *o = obj_of(m, ev->id);
+    if (!o)
+        return -1;
+    if (o->kind == O_NONE || o->kind == O_FILE) {
+        o->kind = O_FILE;
+        if (!o->path && !(o->path = strndup_(ev->str, ev->str_len)))
+            return -1;
+    }
+    return 0;
+}
+
+static int apply_STREAM_DEF(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct obj *o = obj_of(m, ev->id);
+    if (!o)
+        return -1;
+    if (o->kind == O_NONE || o->kind == O_STREAM) {
+        o->kind = O_STREAM;
+        o->file = ev->file;
+        o->fd = ev->fd;
+        o->ordinal = ev->ordinal;
+        set_buffer(o, ev);
+    }
+    return 0;
+}
+
+static int apply_BUF(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct obj *o = obj_of(m, ev->id);
+    if (!o)
+        return -1;
+    set_buffer(o, ev);
+    return 0;
+}
+
+static int apply_CELL_DEF(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct obj *o = obj_of(m, ev->id);
+    if (!o)
+        return -1;
+    if (o->kind == O_NONE || o->kind == O_CELL) {
+        o->kind = O_CELL;
+        o->owner = ev->owner;
+        o->site = ev->site;
+    }
+    return 0;
+}
+
+static int apply_SITE_DEF(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    uint32_t *slot = map_slot(&m->site_index, ev->id);
+    if (!slot)
+        return -1;
+    if (*slot)
+        return 0;
+    struct sitedef *s = grow_array(m->sites, &m->capsites, m->nsites + 1, sizeof *s);
+    if (!s)
+        return -1;
+    m->sites = s;
+    s = &m->sites[m->nsites++];
+    s->id = ev->id;
+    s->n = ev->nframes;
+    memcpy(s->frames, ev->frames, sizeof s->frames);
+    *slot = (uint32_t)m->nsites;
+    m->site_index.n++;
+    return 0;
+}
+
+static int apply_MODULE(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    for (size_t i = 0; i < m->nmods; i++)
+        if (m->mods[i].start == ev->start)
+            return 0;
+    struct st_trace_module *mods = grow_array(m->mods, &m->capmods, m->nmods + 1, sizeof *mods);
+    if (!mods)
+        return -1;
+    m->mods = mods;
+    char *path = strndup_(ev->str, ev->str_len);
+    if (!path)
+        return -1;
+    m->mods[m->nmods++] = (struct st_trace_module){ev->start, ev->length, ev->module_offset, path};
+    return 0;
+}
+
+static int apply_COUNT(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (c)
+        c->by_call[call].calls++;
+    return 0;
+}
+
+static int apply_CALL(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    return ev->counted ? apply_COUNT(m, ev, call) : 0;
+}
+
+static int apply_READ(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (!c)
+        return 0;
+    c->read_syscalls++;
+    c->by_call[call].read_syscalls++;
+    if (ev->result > 0) {
+        c->kernel_read_bytes += (uint64_t)ev->result;
+        c->by_call[call].kernel_read_bytes += (uint64_t)ev->result;
+    }
+    c->reread_bytes += ev->reread;
+    return 0;
+}
+#define apply_READ_REREAD apply_READ /* the reader set ev->reread */
+
+static int apply_REREAD(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (c)
+        c->reread_bytes += ev->reread;
+    return 0;
+}
+
+static int apply_LSEEK(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (c) {
+        c->lseek_syscalls++;
+        c->by_call[call].lseek_syscalls++;
+    }
+    return 0;
+}
+
+static int apply_FSTAT(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (c) {
+        c->fstat_syscalls++;
+        c->by_call[call].fstat_syscalls++;
+    }
+    return 0;
+}
+
+static int apply_WRITE(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (c) {
+        c->write_syscalls++;
+        if (ev->result > 0)
+            c->kernel_write_bytes += (uint64_t)ev->result;
+    }
+    return 0;
+}
+
+static int apply_DELIVER(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (c) {
+        c->requested_bytes += ev->requested;
+        c->delivered_bytes += ev->delivered;
+    }
+    return 0;
+}
+
+static int apply_SEEK(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (!c)
+        return 0;
+    if (ev->kept) {
+        c->seeks_in_buffer++;
+        c->resync_lseeks += ev->resync;
+    } else {
+        c->seeks_discarding_buffer++;
+    }
+    return 0;
+}
+
+/* The same what-if the library followed (whatif_stream.h). */
+static int apply_OP(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct obj *o = obj_of(m, ev->id);
+    if (!o)
+        return -1;
+    if (!o->whatif && !(o->whatif = calloc(1, sizeof *o->whatif)))
+        return -1;
+    uint64_t n;
+    int64_t x;
+    st_trace_op_fields(ev, &n, &x);
+    st_whatif_stream_op(o->whatif, o->buffer_size, ev->op, ev->op_flag, n, x);
+    return 0;
+}
+
+static apply_fn *const apply[32] = {
+#define ST_TRACE_EVENT(kind, value, ...) [value] = apply_##kind,
+#include "seektrace/events.def"
+#undef ST_TRACE_EVENT
+};
+
 int st_trace_model_apply(struct st_trace_model *m, const struct st_trace_event *ev)
 {
     m->events++;
     m->by_kind[ev->kind & 31]++;
-    struct obj *o;
-    struct st_counts *c;
     int call = ev->call >= 0 && ev->call < ST_CALL_COUNT ? ev->call : ST_CALL_OTHER;
-    switch (ev->kind) {
-    case ST_EV_FILE_DEF:
-        if (!(o = obj_of(m, ev->id)))
-            return -1;
-        if (o->kind == O_NONE || o->kind == O_FILE) {
-            o->kind = O_FILE;
-            if (!o->path && !(o->path = strndup_(ev->str, ev->str_len)))
-                return -1;
-        }
-        return 0;
-    case ST_EV_STREAM_DEF:
-        if (!(o = obj_of(m, ev->id)))
-            return -1;
-        if (o->kind == O_NONE || o->kind == O_STREAM) {
-            o->kind = O_STREAM;
-            o->file = ev->file;
-            o->fd = ev->fd;
-            o->ordinal = ev->ordinal;
-            set_buffer(o, ev);
-        }
-        return 0;
-    case ST_EV_BUF:
-        if (!(o = obj_of(m, ev->id)))
-            return -1;
-        set_buffer(o, ev);
-        return 0;
-    case ST_EV_CELL_DEF:
-        if (!(o = obj_of(m, ev->id)))
-            return -1;
-        if (o->kind == O_NONE || o->kind == O_CELL) {
-            o->kind = O_CELL;
-            o->owner = ev->owner;
-            o->site = ev->site;
-        }
-        return 0;
-    case ST_EV_SITE_DEF: {
-        uint32_t *slot = map_slot(&m->site_index, ev->id);
-        if (!slot)
-            return -1;
-        if (*slot)
-            return 0;
-        struct sitedef *s = grow_array(m->sites, &m->capsites, m->nsites + 1, sizeof *s);
-        if (!s)
-            return -1;
-        m->sites = s;
-        s = &m->sites[m->nsites++];
-        s->id = ev->id;
-        s->n = ev->nframes;
-        memcpy(s->frames, ev->frames, sizeof s->frames);
-        *slot = (uint32_t)m->nsites;
-        m->site_index.n++;
-        return 0;
-    }
-    case ST_EV_MODULE: {
-        for (size_t i = 0; i < m->nmods; i++)
-            if (m->mods[i].start == ev->start)
-                return 0;
-        struct st_trace_module *mods = grow_array(m->mods, &m->capmods, m->nmods + 1, sizeof *mods);
-        if (!mods)
-            return -1;
-        m->mods = mods;
-        char *path = strndup_(ev->str, ev->str_len);
-        if (!path)
-            return -1;
-        m->mods[m->nmods++] = (struct st_trace_module){ev->start, ev->length, ev->module_offset, path};
-        return 0;
-    }
-    case ST_EV_CALL:
-        if (!ev->counted)
-            return 0;
-        /* fall through */
-    case ST_EV_COUNT:
-        if ((c = cell_counts(m, ev->target)) != NULL)
-            c->by_call[call].calls++;
-        return 0;
-    case ST_EV_READ:
-    case ST_EV_READ_REREAD:
-        if ((c = cell_counts(m, ev->target)) == NULL)
-            return 0;
-        c->read_syscalls++;
-        c->by_call[call].read_syscalls++;
-        if (ev->result > 0) {
-            c->kernel_read_bytes += (uint64_t)ev->result;
-            c->by_call[call].kernel_read_bytes += (uint64_t)ev->result;
-        }
-        c->reread_bytes += ev->reread;
-        return 0;
-    case ST_EV_REREAD:
-        if ((c = cell_counts(m, ev->target)) != NULL)
-            c->reread_bytes += ev->reread;
-        return 0;
-    case ST_EV_LSEEK:
-        if ((c = cell_counts(m, ev->target)) != NULL) {
-            c->lseek_syscalls++;
-            c->by_call[call].lseek_syscalls++;
-        }
-        return 0;
-    case ST_EV_FSTAT:
-        if ((c = cell_counts(m, ev->target)) != NULL) {
-            c->fstat_syscalls++;
-            c->by_call[call].fstat_syscalls++;
-        }
-        return 0;
-    case ST_EV_WRITE:
-        if ((c = cell_counts(m, ev->target)) != NULL) {
-            c->write_syscalls++;
-            if (ev->result > 0)
-                c->kernel_write_bytes += (uint64_t)ev->result;
-        }
-        return 0;
-    case ST_EV_DELIVER:
-        if ((c = cell_counts(m, ev->target)) != NULL) {
-            c->requested_bytes += ev->requested;
-            c->delivered_bytes += ev->delivered;
-        }
-        return 0;
-    case ST_EV_SEEK:
-        if ((c = cell_counts(m, ev->target)) != NULL) {
-            if (ev->kept) {
-                c->seeks_in_buffer++;
-                c->resync_lseeks += ev->resync;
-            } else {
-                c->seeks_discarding_buffer++;
-            }
-        }
-        return 0;
-    case ST_EV_OP: {
-        /* The same what-if the library followed (whatif_stream.h). */
-        if (!(o = obj_of(m, ev->id)))
-            return -1;
-        if (!o->whatif && !(o->whatif = calloc(1, sizeof *o->whatif)))
-            return -1;
-        uint64_t n;
-        int64_t x;
-        st_trace_op_fields(ev, &n, &x);
-        st_whatif_stream_op(o->whatif, o->buffer_size, ev->op, ev->op_flag, n, x);
-        return 0;
-    }
-    default:
-        return 0;
-    }
+    apply_fn *fn = apply[ev->kind & 31];
+    return fn ? fn(m, ev, call) : 0;
 }
 
 uint64_t st_trace_model_events(const struct st_trace_model *m)

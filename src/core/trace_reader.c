@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "trace_codec.h"
+#include "trace_decode.h"
 
 #define BLOCK_BYTES (1u << 20)
 #define MAX_CHUNK_SIZE (16u << 20)
@@ -34,15 +35,7 @@ struct st_trace_reader {
     const uint8_t *base, *p, *end;
     uint64_t chunk_index;
     uint32_t tid;
-    /* decoding state (trace_format.h) */
-    uint64_t time;
-    uint32_t target;
-    int call;
-    int64_t expected, last_size;
-    /* An OP that ended its call (F2): the END it stands for is the next
-     * event, dt after the OP, at the OP's file offset. */
-    int end_pending;
-    uint64_t end_dt, end_offset;
+    struct st_trace_decoder dec;
     /* statistics */
     uint64_t bytes, chunks_read;
 };
@@ -69,21 +62,6 @@ const char *st_trace_status(const struct st_trace_info *info)
     if (info->truncated || info->lost)
         return "truncated";
     return info->finished ? "complete" : "partial";
-}
-
-const char *st_trace_kind_name(unsigned kind)
-{
-    static const char *const names[] = {
-        [ST_EV_TARGET] = "target",     [ST_EV_FILE_DEF] = "file",   [ST_EV_STREAM_DEF] = "stream",
-        [ST_EV_BUF] = "buffer",        [ST_EV_CALL] = "call",       [ST_EV_END] = "end",
-        [ST_EV_COUNT] = "count",       [ST_EV_READ] = "read",       [ST_EV_READ_REREAD] = "read",
-        [ST_EV_REREAD] = "reread",     [ST_EV_LSEEK] = "lseek",     [ST_EV_FSTAT] = "fstat",
-        [ST_EV_WRITE] = "write",       [ST_EV_DELIVER] = "deliver", [ST_EV_SEEK] = "seek",
-        [ST_EV_SITE_DEF] = "site",     [ST_EV_MODULE] = "module",   [ST_EV_MARK] = "mark",
-        [ST_EV_CLOSE] = "close",       [ST_EV_LOST] = "lost",       [ST_EV_CELL_DEF] = "cell",
-        [ST_EV_OP] = "op",
-    };
-    return kind < sizeof names / sizeof names[0] && names[kind] ? names[kind] : "?";
 }
 
 const char *st_trace_op_name(unsigned op)
@@ -484,82 +462,35 @@ static int next_chunk(struct st_trace_reader *r, char *err)
         r->end = r->p + ch.used;
         r->chunk_index = slot;
         r->tid = ch.tid;
-        r->time = ch.base_ns;
-        r->target = 0;
-        r->call = -1;
-        r->expected = -1;
-        r->last_size = 0;
+        st_trace_decoder_start(&r->dec, &r->info, ch.base_ns);
         r->bytes += ch.used;
         return 1;
     }
     return 0;
 }
 
-/* Decoding helpers: each returns 0 or -1 (then *why says what). */
-#define U(var)                                                                       \
-    do {                                                                             \
-        if (st_get_u(&p, end, &(var)) != 0) {                                        \
-            why = "a number runs past the end of the chunk's data";                 \
-            goto corrupt;                                                            \
-        }                                                                            \
-    } while (0)
-#define S(var)                                                                       \
-    do {                                                                             \
-        uint64_t u_;                                                                 \
-        U(u_);                                                                       \
-        (var) = st_unzigzag(u_);                                                     \
-    } while (0)
-#define BYTE(var)                                                                    \
-    do {                                                                             \
-        if (p >= end) {                                                              \
-            why = "the event runs past the end of the chunk's data";                \
-            goto corrupt;                                                            \
-        }                                                                            \
-        (var) = *p++;                                                                \
-    } while (0)
-#define ID(var)                                                                      \
-    do {                                                                             \
-        uint64_t v_;                                                                 \
-        U(v_);                                                                       \
-        if (v_ > UINT32_MAX) {                                                       \
-            why = "an id out of range";                                              \
-            goto corrupt;                                                            \
-        }                                                                            \
-        (var) = (uint32_t)v_;                                                        \
-    } while (0)
-
-static int add_ok(int64_t a, int64_t b, int64_t *out)
+/* An event with nothing decoded yet, starting at file offset at. */
+static void clear_event(const struct st_trace_reader *r, struct st_trace_event *ev, uint64_t at)
 {
-    return !__builtin_add_overflow(a, b, out);
+    memset(ev, 0, offsetof(struct st_trace_event, frames));
+    ev->nframes = 0;
+    ev->tid = r->tid;
+    ev->chunk = r->chunk_index;
+    ev->file_offset = at;
+    ev->call = -1;
 }
-
-/* The flag bits each kind may carry (trace_format.h). */
-static const uint8_t allowed_flags[ST_EV_KIND_MAX + 1] = {
-    [ST_EV_CALL] = ST_EV_F1 | ST_EV_F2,
-    [ST_EV_READ] = ST_EV_F1 | ST_EV_F2 | ST_EV_F3,
-    [ST_EV_READ_REREAD] = ST_EV_F1 | ST_EV_F2 | ST_EV_F3,
-    [ST_EV_LSEEK] = ST_EV_F1 | ST_EV_F2 | ST_EV_F3,
-    [ST_EV_FSTAT] = ST_EV_F1,
-    [ST_EV_DELIVER] = ST_EV_F1,
-    [ST_EV_SEEK] = ST_EV_F1,
-    [ST_EV_OP] = ST_EV_F1 | ST_EV_F2,
-};
 
 int st_trace_next(struct st_trace_reader *r, struct st_trace_event *ev,
                   char err[ST_TRACE_ERROR_MAX])
 {
-    if (r->end_pending) {
-        r->end_pending = 0;
-        memset(ev, 0, offsetof(struct st_trace_event, frames));
-        ev->nframes = 0;
+    struct st_trace_decoder *d = &r->dec;
+    if (d->end_pending) {
+        d->end_pending = 0;
+        clear_event(r, ev, d->end_offset);
         ev->kind = ST_EV_END;
-        ev->tid = r->tid;
-        ev->chunk = r->chunk_index;
-        ev->file_offset = r->end_offset;
-        ev->call = -1;
-        r->time += r->end_dt;
-        ev->time_ns = r->time;
-        ev->target = r->target;
+        d->time += d->end_dt;
+        ev->time_ns = d->time;
+        ev->target = d->target;
         return 1;
     }
     for (;;) {
@@ -570,327 +501,17 @@ int st_trace_next(struct st_trace_reader *r, struct st_trace_event *ev,
                 return rc;
             continue;
         }
-        const uint8_t *p = r->p, *end = r->end;
-        const char *why = "?";
-        memset(ev, 0, offsetof(struct st_trace_event, frames));
-        ev->nframes = 0;
-        ev->tid = r->tid;
-        ev->chunk = r->chunk_index;
-        ev->file_offset = r->info.header_size + r->chunk_index * (uint64_t)r->info.chunk_size +
-                          (uint64_t)(p - r->base);
-        ev->call = -1;
-        uint8_t hdr = *p++;
-        unsigned kind = ST_EV_KIND(hdr);
-        ev->kind = kind;
-        uint64_t v, dt;
-        unsigned cb;
-        /* A call byte, given or "same as before". */
-#define CALL_FIELD(flag)                                                             \
-        do {                                                                         \
-            if (hdr & (flag)) {                                                      \
-                if (r->call < 0) {                                                   \
-                    why = "\"same call\" with no call before it in the chunk";       \
-                    goto corrupt;                                                    \
-                }                                                                    \
-                ev->call = r->call;                                                  \
-            } else {                                                                 \
-                BYTE(cb);                                                            \
-                if (cb >= r->info.ncalls) {                                          \
-                    why = "a call kind outside the trace's call table";              \
-                    goto corrupt;                                                    \
-                }                                                                    \
-                ev->call = r->info.call_map[cb];                                     \
-            }                                                                        \
-            r->call = ev->call;                                                      \
-        } while (0)
-#define CAVEAT()                                                                     \
-        do {                                                                         \
-            U(v);                                                                    \
-            if (v > (uint64_t)(end - p)) {                                           \
-                why = "a stream's caveat runs past the end of the chunk's data";     \
-                goto corrupt;                                                        \
-            }                                                                        \
-            ev->str = (const char *)p;                                               \
-            ev->str_len = (size_t)v;                                                 \
-            p += v;                                                                  \
-        } while (0)
-/* A stream's buffer, as STREAM_DEF and BUF carry it. */
-#define BUFFER()                                                                     \
-        do {                                                                         \
-            U(ev->buffer_size);                                                      \
-            U(ev->requested_buffer_size);                                            \
-            BYTE(cb);                                                                \
-            ev->buf_mode = cb & 15;                                                  \
-            ev->buf_origin = cb >> 4;                                                \
-            if (ev->buf_mode > ST_TRACE_BUF_NONE ||                                  \
-                ev->buf_origin > ST_TRACE_ORIGIN_SIZE_IGNORED) {                     \
-                why = "an unknown buffer mode";                                      \
-                goto corrupt;                                                        \
-            }                                                                        \
-            CAVEAT();                                                                \
-        } while (0)
-#define TIME()                                                                       \
-        do {                                                                         \
-            U(dt);                                                                   \
-            r->time += dt;                                                           \
-            ev->time_ns = r->time;                                                   \
-        } while (0)
-        ev->time_ns = r->time;
-        ev->target = r->target;
-        switch (kind) {
-        case ST_EV_TARGET:
-            ID(r->target);
-            ev->target = r->target;
-            break;
-        case ST_EV_FILE_DEF:
-            ID(ev->id);
-            U(v);
-            if (v > (uint64_t)(end - p)) {
-                why = "a file name runs past the end of the chunk's data";
-                goto corrupt;
-            }
-            ev->str = (const char *)p;
-            ev->str_len = (size_t)v;
-            p += v;
-            break;
-        case ST_EV_STREAM_DEF: {
-            int64_t fd;
-            ID(ev->id);
-            ID(ev->file);
-            S(fd);
-            if (fd < -1 || fd > INT32_MAX) {
-                why = "a file descriptor out of range";
-                goto corrupt;
-            }
-            ev->fd = (int)fd;
-            U(ev->ordinal);
-            BUFFER();
-            break;
-        }
-        case ST_EV_BUF:
-            ID(ev->id);
-            BUFFER();
-            break;
-        case ST_EV_CALL:
-            if (hdr & ST_EV_F2) {
-                if (r->info.version_major < 3) {
-                    why = "a call naming its cell, which version 3 introduced";
-                    goto corrupt;
-                }
-                ID(r->target);
-                ev->target = r->target;
-            }
-            TIME();
-            BYTE(cb);
-            if (cb >= r->info.ncalls) {
-                why = "a call kind outside the trace's call table";
-                goto corrupt;
-            }
-            ev->call = r->call = r->info.call_map[cb];
-            ev->counted = (hdr & ST_EV_F1) != 0;
-            break;
-        case ST_EV_END:
-        case ST_EV_CLOSE:
-            if (kind == ST_EV_CLOSE)
-                ID(ev->id);
-            TIME();
-            break;
-        case ST_EV_COUNT:
-            BYTE(cb);
-            if (cb >= r->info.ncalls) {
-                why = "a call kind outside the trace's call table";
-                goto corrupt;
-            }
-            ev->call = r->call = r->info.call_map[cb];
-            break;
-        case ST_EV_READ:
-        case ST_EV_READ_REREAD: {
-            CALL_FIELD(ST_EV_F1);
-            TIME();
-            U(ev->dur_ns);
-            int64_t off = r->expected, res = r->last_size;
-            if (!(hdr & ST_EV_F2))
-                S(off);
-            if (!(hdr & ST_EV_F3))
-                S(res);
-            if (off < -1) {
-                why = "a negative file offset";
-                goto corrupt;
-            }
-            ev->offset = off;
-            ev->result = res;
-            r->last_size = res;
-            if (off >= 0 && !add_ok(off, res > 0 ? res : 0, &r->expected)) {
-                why = "a file offset beyond 2^63";
-                goto corrupt;
-            }
-            if (kind == ST_EV_READ_REREAD)
-                ev->reread = res > 0 ? (uint64_t)res : 0;
-            break;
-        }
-        case ST_EV_REREAD:
-            U(ev->reread);
-            break;
-        case ST_EV_LSEEK: {
-            CALL_FIELD(ST_EV_F1);
-            TIME();
-            U(ev->dur_ns);
-            int64_t res;
-            if (hdr & ST_EV_F3) {
-                res = -1;
-            } else if (hdr & ST_EV_F2) {
-                res = r->expected;
-            } else {
-                int64_t d;
-                S(d);
-                if (!add_ok(d, r->expected > 0 ? r->expected : 0, &res) || res < 0) {
-                    why = "an lseek result out of range";
-                    goto corrupt;
-                }
-            }
-            ev->result = res;
-            if (res >= 0)
-                r->expected = res;
-            break;
-        }
-        case ST_EV_FSTAT:
-            CALL_FIELD(ST_EV_F1);
-            TIME();
-            U(ev->dur_ns);
-            break;
-        case ST_EV_WRITE: {
-            TIME();
-            U(ev->dur_ns);
-            S(ev->result);
-            if (ev->result > 0 && r->expected >= 0 &&
-                !add_ok(r->expected, ev->result, &r->expected)) {
-                why = "a file offset beyond 2^63";
-                goto corrupt;
-            }
-            break;
-        }
-        case ST_EV_DELIVER:
-            U(ev->requested);
-            if (hdr & ST_EV_F1)
-                ev->delivered = ev->requested;
-            else
-                U(ev->delivered);
-            break;
-        case ST_EV_SEEK:
-            ev->kept = (hdr & ST_EV_F1) != 0;
-            if (ev->kept)
-                U(ev->resync);
-            break;
-        case ST_EV_SITE_DEF:
-            ID(ev->id);
-            U(v);
-            if (v == 0 || v > 16) {
-                why = "a call site with no frames or more than 16";
-                goto corrupt;
-            }
-            ev->nframes = (size_t)v;
-            for (size_t i = 0; i < ev->nframes; i++)
-                U(ev->frames[i]);
-            break;
-        case ST_EV_MODULE:
-            U(ev->start);
-            U(ev->length);
-            U(ev->module_offset);
-            U(v);
-            if (v > (uint64_t)(end - p)) {
-                why = "a module path runs past the end of the chunk's data";
-                goto corrupt;
-            }
-            ev->str = (const char *)p;
-            ev->str_len = (size_t)v;
-            p += v;
-            break;
-        case ST_EV_MARK:
-            TIME();
-            U(v);
-            if (v > (uint64_t)(end - p)) {
-                why = "a mark's label runs past the end of the chunk's data";
-                goto corrupt;
-            }
-            ev->str = (const char *)p;
-            ev->str_len = (size_t)v;
-            p += v;
-            break;
-        case ST_EV_LOST:
-            U(ev->n);
-            break;
-        case ST_EV_CELL_DEF:
-            ID(ev->id);
-            ID(ev->owner);
-            ID(ev->site);
-            r->target = ev->id;
-            ev->target = ev->id;
-            break;
-        case ST_EV_OP:
-            ID(ev->id);
-            BYTE(ev->op);
-            ev->op_flag = (hdr & ST_EV_F1) != 0;
-            switch (ev->op) {
-            case ST_OP_OPEN:
-                S(ev->offset);
-                break;
-            case ST_OP_SIZE:
-            case ST_OP_FREAD:
-            case ST_OP_GETC_RUN:
-            case ST_OP_GETDELIM:
-                U(ev->n);
-                break;
-            case ST_OP_FGETS:
-                U(ev->n);
-                U(v);
-                ev->result = v > INT64_MAX ? INT64_MAX : (int64_t)v;
-                break;
-            case ST_OP_FSEEK:
-                BYTE(ev->whence);
-                S(ev->offset);
-                break;
-            case ST_OP_OTHER:
-                CALL_FIELD(0);
-                break;
-            case ST_OP_GETC_EOF: case ST_OP_UNGETC: case ST_OP_FTELL: case ST_OP_REWIND:
-            case ST_OP_FFLUSH: case ST_OP_CLEARERR: case ST_OP_EXIT:
-                break;
-            default:
-                why = "an unknown stream operation";
-                goto corrupt;
-            }
-            if (hdr & ST_EV_F2) {
-                if (r->info.version_major < 3) {
-                    why = "an operation that ends its call, which version 3 introduced";
-                    goto corrupt;
-                }
-                U(r->end_dt);
-                r->end_pending = 1;
-                r->end_offset = ev->file_offset;
-            }
-            break;
-        default:
-            why = "an unknown event kind";
-            goto corrupt;
-        }
-        if (hdr & 0xe0 & ~allowed_flags[kind] || (kind == ST_EV_LSEEK && (hdr & ST_EV_F2) &&
-                                                  (hdr & ST_EV_F3))) {
-            why = "flags this kind of event does not have";
-            goto corrupt;
-        }
-        r->p = p;
-        return 1;
-    corrupt:
-        r->end_pending = 0;
+        clear_event(r, ev, r->info.header_size + r->chunk_index * (uint64_t)r->info.chunk_size +
+                               (uint64_t)(r->p - r->base));
+        const char *why;
+        if (st_trace_decode(d, &r->p, r->end, ev, &why) == 0)
+            return 1;
+        d->end_pending = 0;
         fail(err, r->path, "corrupt event at byte %" PRIu64 " (chunk %" PRIu64 ", a %s event): %s",
-             ev->file_offset, r->chunk_index, st_trace_kind_name(kind), why);
+             ev->file_offset, r->chunk_index, st_trace_kind_name(ev->kind), why);
         return -1;
     }
 }
-#undef U
-#undef S
-#undef BYTE
-#undef ID
 
 /* ---- the footer ---------------------------------------------------------- */
 

@@ -116,7 +116,16 @@ int st_trace_footer_report(struct st_trace_reader *r, struct st_report *out, voi
 /* Frees what st_trace_footer_report allocated. */
 void st_trace_mem_free(void *block);
 
-/* Event names for exports ("read", "lseek", "call", ...). */
+/* What include/seektrace/events.def says of an event kind. */
+struct st_trace_kind_info {
+    const char *name;        /* for exports ("read", "lseek", "call", ...) */
+    unsigned flags;          /* the header flags it may carry */
+    int timed, dur, bytes;   /* has a dt; a duration; a byte count or offset */
+    enum st_trace_role role; /* defines an object, happens, or steers */
+};
+/* NULL for a kind events.def does not have. */
+const struct st_trace_kind_info *st_trace_kind(unsigned kind);
+/* The kind's name, "?" when there is no such kind. */
 const char *st_trace_kind_name(unsigned kind);
 /* Stream operation names (ST_OP_*: "fread", "getc_run", ...). */
 const char *st_trace_op_name(unsigned op);
