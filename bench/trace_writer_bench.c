@@ -28,7 +28,7 @@
  *
  * Timed per thread on its CPU clock (CLOCK_THREAD_CPUTIME_ID: user + sys,
  * so page faults count). Then the trace is finished, read back with the
- * reader (src/core/trace_reader.c) to count its events and bytes, and
+ * reader (src/tracefile/trace_reader.c) to count its events and bytes, and
  * removed; last, the clock itself: cost per reading and its largest
  * distance from CLOCK_MONOTONIC (trace_clock.h).
  *

@@ -2,7 +2,7 @@
  *
  * Public and self-contained (C99 + <stdint.h>, and events.def beside it):
  * everything a program needs to read a trace without seektrace's own code. seektrace's reader
- * (src/core/trace_reader.c) follows exactly what is written here.
+ * (src/tracefile/trace_reader.c) follows exactly what is written here.
  *
  * A traced process writes DIR/<name>.<pid>.sktrace (SEEKTRACE_TRACE=DIR),
  * where <name> is the basename of its argv[0] reduced to [A-Za-z0-9._-]. If

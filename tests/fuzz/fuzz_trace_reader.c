@@ -1,4 +1,4 @@
-/* libFuzzer harness for the trace reader (src/core/trace_reader.c) and the
+/* libFuzzer harness for the trace reader (src/tracefile/trace_reader.c) and the
  * report rebuild (trace_model.c): any input must be read, or refused with a
  * message, without a crash, a leak, undefined behaviour or a hang.
  *

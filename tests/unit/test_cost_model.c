@@ -1,5 +1,5 @@
 /* Unit tests: the cost model, its default path and its file
- * (src/core/cost_model.c). */
+ * (src/tracefile/cost_model.c). */
 #define _GNU_SOURCE 1
 #include <dirent.h>
 #include <errno.h>
