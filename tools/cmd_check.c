@@ -82,7 +82,7 @@ int check_opts_parse(struct check_opts *o, const char *cmd, int argc, char **arg
         g[o->nglobs++] = v;
         o->globs = g;
     } else if (opt_value(cmd, argc, argv, i, "--format", &v)) {
-        if (strcmp(v, "text") && strcmp(v, "json") && strcmp(v, "junit"))
+        if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0 && strcmp(v, "junit") != 0)
             tool_usage_error(cmd, "--format takes text, json or junit, not '%s'", v);
         o->format = v;
     } else {
@@ -380,6 +380,7 @@ int cmd_check(int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             out_printf("%s", usage);
             free(pos);
+            free(o.globs);
             return 0;
         } else if (check_opts_parse(&o, "check", argc, argv, &i)) {
             continue;

@@ -9,6 +9,7 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -114,7 +115,8 @@ static char *resolve_command(const char *cmd)
 
 /* Why the loader would ignore LD_PRELOAD for path, or NULL. Follows one
  * "#!" interpreter. */
-static const char *preload_ignored(const char *path, char *why, size_t size, int depth)
+/* Recursion: once at most (depth 1), for the interpreter of a script. */
+static const char *preload_ignored(const char *path, char *why, size_t size, int depth) // NOLINT(misc-no-recursion)
 {
     struct stat st;
     if (stat(path, &st) != 0)
@@ -191,27 +193,19 @@ static int has_traces(const char *dir)
     return found;
 }
 
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+    if (type == FTW_DP)
+        rmdir(path);
+    else
+        unlink(path);
+    return 0; /* what cannot be removed stays; the rest goes */
+}
+
+/* dir and everything under it, depth first, never following a link. */
 static void remove_tree(const char *dir)
 {
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-            continue;
-        char *p;
-        if (asprintf(&p, "%s/%s", dir, e->d_name) < 0)
-            continue;
-        struct stat st;
-        if (lstat(p, &st) == 0 && S_ISDIR(st.st_mode))
-            remove_tree(p);
-        else
-            unlink(p);
-        free(p);
-    }
-    closedir(d);
-    rmdir(dir);
+    nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 /* See tool.h. */
@@ -226,9 +220,9 @@ char *tool_preload_list(const char *lib, const char *old)
         const char *base = strrchr(e, '/') ? strrchr(e, '/') + 1 : e;
         int runtime = strncmp(base, "lib", 3) == 0 && strstr(base, "san.so") != NULL;
         char *dst = runtime ? first : rest;
-        if (*dst)
-            strcat(dst, ":");
-        strcat(dst, e);
+        size_t used = strlen(dst);
+        /* n holds every entry and a ':' before each: never cut short. */
+        snprintf(dst + used, n - used, "%s%s", used ? ":" : "", e);
     }
     if (asprintf(&out, "%s%s%s%s%s", first, *first ? ":" : "", lib, *rest ? ":" : "", rest) < 0)
         out = NULL;
@@ -260,6 +254,7 @@ int cmd_run(int argc, char **argv)
         const char *a = argv[i], *v;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             out_printf("%s", usage);
+            free(co.globs);
             return 0;
         } else if (strcmp(a, "--") == 0) {
             i++;
@@ -273,8 +268,6 @@ int cmd_run(int argc, char **argv)
             ro.json = 1;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             quiet = 1;
-        } else if (strcmp(a, "--check") == 0) {
-            continue; /* the limits follow */
         } else if (opt_value("run", argc, argv, &i, "--by", &v)) {
             ro.by = !strcmp(v, "file") ? BY_FILE : !strcmp(v, "site") ? BY_SITE
                   : !strcmp(v, "process") ? BY_PROCESS : (enum report_by)-1;
@@ -285,8 +278,8 @@ int cmd_run(int argc, char **argv)
             if (n <= 0)
                 tool_usage_error("run", "--top takes a positive number, not '%s'", v);
             ro.top = (size_t)n;
-        } else if (check_opts_parse(&co, "run", argc, argv, &i)) {
-            continue;
+        } else if (strcmp(a, "--check") == 0 || check_opts_parse(&co, "run", argc, argv, &i)) {
+            continue; /* a limit, or the word before the limits */
         } else if (a[0] == '-') {
             tool_usage_error("run", "unknown option '%s' (put the command after --)", a);
         } else {

@@ -58,12 +58,25 @@ struct opts {
     int json;
 };
 
+/* Four numbers separated by commas, nothing after them: 0, or -1. */
+static int parse_four(const char *v, double *out[4])
+{
+    const char *p = v;
+    for (int k = 0; k < 4; k++) {
+        char *end;
+        *out[k] = strtod(p, &end);
+        if (end == p || *end != (k < 3 ? ',' : '\0'))
+            return -1;
+        p = end + 1;
+    }
+    return 0;
+}
+
 static void parse_cost(struct opts *o, const char *v)
 {
     struct st_cost_model *m = &o->cost;
-    char tail;
-    if (sscanf(v, "%lf,%lf,%lf,%lf%c", &m->read_ns, &m->lseek_ns, &m->fstat_ns, &m->byte_ns,
-               &tail) != 4)
+    double *fields[4] = {&m->read_ns, &m->lseek_ns, &m->fstat_ns, &m->byte_ns};
+    if (parse_four(v, fields) != 0)
         tool_usage_error("whatif", "--cost takes four numbers R,L,F,B, not '%s'", v);
     snprintf(m->source, sizeof m->source, "given with --cost");
     const char *why = st_cost_invalid(m);

@@ -378,8 +378,9 @@ static int j_frame(const struct jval *o, struct st_report_frame *f)
     return 0;
 }
 
-/* Every string value under v back to the bytes it names (name_text.h). */
-static void decode_names(struct jval *v)
+/* Every string value under v back to the bytes it names (name_text.h).
+ * Recursion: no deeper than json.c parses (MAX_DEPTH). */
+static void decode_names(struct jval *v) // NOLINT(misc-no-recursion)
 {
     if (v->type == J_STRING) {
         v->len = st_name_decode(v->str, v->len);

@@ -257,7 +257,8 @@ struct member {
     struct member *next;
 };
 
-static int parse_container(struct parser *p, struct jval *v, int depth, int object)
+/* Recursive descent, no deeper than MAX_DEPTH (checked below). */
+static int parse_container(struct parser *p, struct jval *v, int depth, int object) // NOLINT(misc-no-recursion)
 {
     if (depth >= MAX_DEPTH) {
         p->why = "nested more than 64 deep";
@@ -325,7 +326,7 @@ static int parse_container(struct parser *p, struct jval *v, int depth, int obje
     return 0;
 }
 
-static int parse_value(struct parser *p, struct jval *v, int depth)
+static int parse_value(struct parser *p, struct jval *v, int depth) // NOLINT(misc-no-recursion)
 {
     memset(v, 0, sizeof *v);
     ws(p);

@@ -24,13 +24,15 @@ extern const char *st_prog; /* "seektrace" */
 
 /* One line on stderr, "seektrace: ...". */
 void tool_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* One line on stderr, then exit(2). */
-_Noreturn void tool_bad_input(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line on stderr, then exit(2). (The attribute, not C11's _Noreturn:
+ * cppcheck knows only the attribute, and without it reports every check
+ * before these calls as redundant.) */
+void tool_bad_input(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 /* "seektrace CMD: ..." on one line; returns 2, the exit status to give. */
 int tool_cmd_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "seektrace CMD: ...; try 'seektrace CMD --help'", exit(2). */
-_Noreturn void tool_usage_error(const char *cmd, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+void tool_usage_error(const char *cmd, const char *fmt, ...)
+    __attribute__((noreturn, format(printf, 2, 3)));
 
 /* ---- progress (stderr, only when it is a terminal) ---------------------- */
 void progress_start(const char *what, uint64_t total);

@@ -62,7 +62,7 @@ static int grow_to(struct trace_objects *o, uint32_t id)
     uint32_t n = o->n ? o->n : 64;
     while (n <= id)
         n *= 2;
-    struct stream **s = realloc(o->streams, n * sizeof *s);
+    struct stream **s = realloc(o->streams, n * sizeof(struct stream *));
     if (s)
         o->streams = s;
     uint32_t *c = realloc(o->cell_owner, n * sizeof *c);
@@ -73,7 +73,7 @@ static int grow_to(struct trace_objects *o, uint32_t id)
         o->paths = p;
     if (!s || !c || !p)
         return -1;
-    memset(s + o->n, 0, (n - o->n) * sizeof *s);
+    memset(s + o->n, 0, (n - o->n) * sizeof(struct stream *));
     memset(c + o->n, 0, (n - o->n) * sizeof *c);
     memset(p + o->n, 0, (n - o->n) * sizeof *p);
     o->n = n;
