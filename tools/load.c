@@ -1,0 +1,216 @@
+/* load.c — see tool.h: from the command's arguments to processes. A
+ * directory stands for its traces; a file is a trace (its footer, or its
+ * events rebuilt into a report) or a JSON report (load_json.c). */
+#define _GNU_SOURCE 1
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json.h"
+#include "load_json.h"
+#include "tool.h"
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void push(struct inputs *in, size_t *cap, char *path)
+{
+    if (in->n == *cap) {
+        *cap = *cap ? *cap * 2 : 16;
+        char **p = realloc(in->paths, *cap * sizeof *p);
+        if (!p)
+            tool_bad_input("out of memory");
+        in->paths = p;
+    }
+    in->paths[in->n++] = path;
+}
+
+void inputs_collect(char **args, int nargs, struct inputs *out)
+{
+    size_t cap = 0;
+    memset(out, 0, sizeof *out);
+    for (int i = 0; i < nargs; i++) {
+        struct stat st;
+        if (stat(args[i], &st) != 0)
+            tool_bad_input("%s: %s", args[i], strerror(errno));
+        if (!S_ISDIR(st.st_mode)) {
+            push(out, &cap, strdup(args[i]));
+            continue;
+        }
+        DIR *d = opendir(args[i]);
+        if (!d)
+            tool_bad_input("%s: %s", args[i], strerror(errno));
+        size_t first = out->n;
+        struct dirent *e;
+        size_t sl = strlen(ST_TRACE_SUFFIX);
+        while ((e = readdir(d)) != NULL) {
+            size_t n = strlen(e->d_name);
+            if (n <= sl || strcmp(e->d_name + n - sl, ST_TRACE_SUFFIX) != 0)
+                continue;
+            char *p;
+            if (asprintf(&p, "%s/%s", args[i], e->d_name) < 0)
+                tool_bad_input("out of memory");
+            push(out, &cap, p);
+        }
+        closedir(d);
+        if (out->n == first)
+            tool_bad_input("%s: no trace files (*%s) in this directory", args[i], ST_TRACE_SUFFIX);
+        qsort(out->paths + first, out->n - first, sizeof *out->paths, by_name);
+    }
+}
+
+void inputs_free(struct inputs *in)
+{
+    for (size_t i = 0; i < in->n; i++)
+        free(in->paths[i]);
+    free(in->paths);
+    memset(in, 0, sizeof *in);
+}
+
+int peek_trace(const char *path, long *pid, long *ppid, uint64_t *start)
+{
+    char err[ST_TRACE_ERROR_MAX];
+    struct st_trace_reader *r = st_trace_open(path, err);
+    if (!r)
+        return -1;
+    const struct st_trace_info *in = st_trace_info(r);
+    *pid = in->pid;
+    *ppid = in->ppid;
+    *start = in->start_realtime_ns;
+    st_trace_close(r);
+    return 0;
+}
+
+static void free_process(struct process *p)
+{
+    if (p->footer_mem)
+        st_trace_mem_free(p->footer_mem);
+    st_trace_model_free(p->model);
+    symbolizer_free(p->symbolizer);
+    st_trace_close(p->reader);
+    json_free(p->json_mem);
+    free(p->source);
+    free(p->exe);
+    memset(p, 0, sizeof *p);
+}
+
+static int load_trace(const char *path, const struct load_opts *o, process_fn fn, void *ctx,
+                      char *err)
+{
+    struct process p;
+    memset(&p, 0, sizeof p);
+    p.kind = SOURCE_TRACE;
+    p.reader = st_trace_open(path, err);
+    if (!p.reader)
+        return -1;
+    p.source = strdup(path);
+    const struct st_trace_info *in = st_trace_info(p.reader);
+    p.status = st_trace_status(in);
+    p.start_realtime_ns = in->start_realtime_ns;
+    p.events_lost = in->events_lost;
+    p.stop_reason = in->stop_reason;
+    p.exe = in->exe ? strdup(in->exe) : NULL;
+    int rc = 0;
+    if (!o->from_events)
+        rc = st_trace_footer_report(p.reader, &p.report, &p.footer_mem, err);
+    if (rc < 0) {
+        free_process(&p);
+        return -1;
+    }
+    if (rc == 1) {
+        /* The footer is the report; the events are still read through, so
+         * that a damaged trace is never reported as if it were whole. */
+        struct st_trace_event ev;
+        int k;
+        uint64_t n = 0;
+        while ((k = st_trace_next(p.reader, &ev, err)) == 1)
+            if ((++n & 0xfffff) == 0)
+                progress_step(0, st_trace_bytes_read(p.reader));
+        if (k < 0) {
+            free_process(&p);
+            return -1;
+        }
+    }
+    if (rc == 0) {
+        /* No footer (or asked not to use it): rebuild from the events. */
+        p.model = st_trace_model_new();
+        if (!p.model) {
+            snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
+            free_process(&p);
+            return -1;
+        }
+        struct st_trace_event ev;
+        int k;
+        while ((k = st_trace_next(p.reader, &ev, err)) == 1) {
+            if (st_trace_model_apply(p.model, &ev) != 0) {
+                snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
+                free_process(&p);
+                return -1;
+            }
+            if ((st_trace_model_events(p.model) & 0xfffff) == 0)
+                progress_step(0, st_trace_bytes_read(p.reader));
+        }
+        if (k < 0) {
+            free_process(&p);
+            return -1;
+        }
+        p.symbolizer = o->want_sites ? symbolizer_new() : NULL;
+        rc = st_trace_model_report(p.model, in, p.symbolizer ? symbolize_offline : NULL,
+                                   p.symbolizer, &p.report);
+        if (rc != 0) {
+            snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
+            free_process(&p);
+            return -1;
+        }
+    }
+    rc = fn(&p, ctx);
+    free_process(&p);
+    return rc;
+}
+
+int load_file(const char *path, const struct load_opts *o, process_fn fn, void *ctx,
+              char err[ST_TRACE_ERROR_MAX])
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        snprintf(err, ST_TRACE_ERROR_MAX, "%s: cannot open: %s", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    char head[16] = {0};
+    ssize_t n = pread(fd, head, sizeof head, 0);
+    size_t k = 0;
+    while (n > 0 && k < (size_t)n && (head[k] == ' ' || head[k] == '\n' || head[k] == '\t' ||
+                                      head[k] == '\r'))
+        k++;
+    if (n > 0 && k < (size_t)n && (head[k] == '{' || head[k] == '[')) {
+        if ((uint64_t)st.st_size > (1ull << 31)) {
+            close(fd);
+            snprintf(err, ST_TRACE_ERROR_MAX, "%s: a JSON report larger than 2 GiB", path);
+            return -1;
+        }
+        size_t len = (size_t)st.st_size;
+        char *text = len ? mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0) : NULL;
+        close(fd);
+        if (len && text == MAP_FAILED) {
+            snprintf(err, ST_TRACE_ERROR_MAX, "%s: cannot read: %s", path, strerror(errno));
+            return -1;
+        }
+        int rc = load_json(path, text, len, fn, ctx, err);
+        if (len)
+            munmap(text, len);
+        return rc;
+    }
+    close(fd);
+    return load_trace(path, o, fn, ctx, err);
+}
