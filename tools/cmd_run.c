@@ -241,6 +241,50 @@ static void forward(int sig)
         kill(child_pid, sig);
 }
 
+/* run's options, up to the command; returns the command's index in argv,
+ * or 0 after --help. */
+static int parse_options(int argc, char **argv, struct report_opts *ro, struct check_opts *co,
+                         const char **trace_dir, const char **output, int *quiet)
+{
+    int i = 1;
+    for (; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            out_printf("%s", usage);
+            return 0;
+        } else if (strcmp(a, "--") == 0) {
+            i++;
+            break;
+        } else if (opt_value("run", argc, argv, &i, "--trace", &v)) {
+            *trace_dir = v;
+        } else if (opt_value("run", argc, argv, &i, "--output", &v) ||
+                   opt_value("run", argc, argv, &i, "-o", &v)) {
+            *output = v;
+        } else if (strcmp(a, "--json") == 0) {
+            ro->json = 1;
+        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
+            *quiet = 1;
+        } else if (opt_value("run", argc, argv, &i, "--by", &v)) {
+            ro->by = !strcmp(v, "file") ? BY_FILE : !strcmp(v, "site") ? BY_SITE
+                  : !strcmp(v, "process") ? BY_PROCESS : (enum report_by)-1;
+            if ((int)ro->by < 0)
+                tool_usage_error("run", "--by takes file, site or process, not '%s'", v);
+        } else if (opt_value("run", argc, argv, &i, "--top", &v)) {
+            long n = strtol(v, NULL, 10);
+            if (n <= 0)
+                tool_usage_error("run", "--top takes a positive number, not '%s'", v);
+            ro->top = (size_t)n;
+        } else if (strcmp(a, "--check") == 0 || check_opts_parse(co, "run", argc, argv, &i)) {
+            continue; /* a limit, or the word before the limits */
+        } else if (a[0] == '-') {
+            tool_usage_error("run", "unknown option '%s' (put the command after --)", a);
+        } else {
+            break;
+        }
+    }
+    return i;
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct report_opts ro;
@@ -249,42 +293,11 @@ int cmd_run(int argc, char **argv)
     struct check_opts co;
     check_opts_init(&co);
     const char *trace_dir = NULL, *output = NULL;
-    int quiet = 0, i = 1;
-    for (; i < argc; i++) {
-        const char *a = argv[i], *v;
-        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-            out_printf("%s", usage);
-            free(co.globs);
-            return 0;
-        } else if (strcmp(a, "--") == 0) {
-            i++;
-            break;
-        } else if (opt_value("run", argc, argv, &i, "--trace", &v)) {
-            trace_dir = v;
-        } else if (opt_value("run", argc, argv, &i, "--output", &v) ||
-                   opt_value("run", argc, argv, &i, "-o", &v)) {
-            output = v;
-        } else if (strcmp(a, "--json") == 0) {
-            ro.json = 1;
-        } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
-            quiet = 1;
-        } else if (opt_value("run", argc, argv, &i, "--by", &v)) {
-            ro.by = !strcmp(v, "file") ? BY_FILE : !strcmp(v, "site") ? BY_SITE
-                  : !strcmp(v, "process") ? BY_PROCESS : (enum report_by)-1;
-            if ((int)ro.by < 0)
-                tool_usage_error("run", "--by takes file, site or process, not '%s'", v);
-        } else if (opt_value("run", argc, argv, &i, "--top", &v)) {
-            long n = strtol(v, NULL, 10);
-            if (n <= 0)
-                tool_usage_error("run", "--top takes a positive number, not '%s'", v);
-            ro.top = (size_t)n;
-        } else if (strcmp(a, "--check") == 0 || check_opts_parse(&co, "run", argc, argv, &i)) {
-            continue; /* a limit, or the word before the limits */
-        } else if (a[0] == '-') {
-            tool_usage_error("run", "unknown option '%s' (put the command after --)", a);
-        } else {
-            break;
-        }
+    int quiet = 0;
+    int i = parse_options(argc, argv, &ro, &co, &trace_dir, &output, &quiet);
+    if (i == 0) {
+        free(co.globs);
+        return 0;
     }
     if (i >= argc)
         tool_usage_error("run", "no command given");

@@ -554,8 +554,27 @@ static void frame_of(struct st_trace_model *m, const struct st_trace_info *info,
         symbolize(ctx, mod, addr, f);
 }
 
-int st_trace_model_report(struct st_trace_model *m, const struct st_trace_info *info,
-                          st_trace_symbolizer symbolize, void *ctx, struct st_report *r)
+/* Which streams and files a report shows (exit_report.c): a stream's counts
+ * join its file's; returns how many files are shown. */
+static size_t choose_shown(struct fbuild *files, size_t nf, struct sbuild *streams, size_t ns)
+{
+    for (size_t i = 0; i < ns; i++) {
+        streams[i].included = st_counts_any(&streams[i].total);
+        if (streams[i].included) {
+            st_counts_add(&files[streams[i].file].direct, &streams[i].total);
+            files[streams[i].file].nstreams++;
+        }
+    }
+    size_t nshown = 0;
+    for (size_t i = 0; i < nf; i++) {
+        files[i].included = st_counts_any(&files[i].direct);
+        nshown += files[i].included;
+    }
+    return nshown;
+}
+
+/* An empty report of the process the trace's header names. */
+static void report_process(struct st_report *r, const struct st_trace_info *info)
 {
     memset(r, 0, sizeof *r);
     r->pid = info->pid;
@@ -565,6 +584,12 @@ int st_trace_model_report(struct st_trace_model *m, const struct st_trace_info *
     r->capture = info->capture ? info->capture : "exact";
     r->capture_reason = info->capture_reason;
     r->libc_version = info->libc_version;
+}
+
+int st_trace_model_report(struct st_trace_model *m, const struct st_trace_info *info,
+                          st_trace_symbolizer symbolize, void *ctx, struct st_report *r)
+{
+    report_process(r, info);
 
     size_t no = m->nobjs ? m->nobjs : 1;
     /* Files, with one more (index 0) for owners never seen defined. */
@@ -615,19 +640,7 @@ int st_trace_model_report(struct st_trace_model *m, const struct st_trace_info *
     for (size_t i = 0; i < m->nobjs; i++)
         if (stream_of[i])
             st_whatif_stream_counts(m->objs[i].whatif, &streams[stream_of[i] - 1].total);
-    /* Which streams and files a report shows (exit_report.c). */
-    for (size_t i = 0; i < ns; i++) {
-        streams[i].included = st_counts_any(&streams[i].total);
-        if (streams[i].included) {
-            st_counts_add(&files[streams[i].file].direct, &streams[i].total);
-            files[streams[i].file].nstreams++;
-        }
-    }
-    size_t nshown = 0;
-    for (size_t i = 0; i < nf; i++) {
-        files[i].included = st_counts_any(&files[i].direct);
-        nshown += files[i].included;
-    }
+    size_t nshown = choose_shown(files, nf, streams, ns);
     r->files = model_alloc(m, nshown * sizeof *r->files);
     if (!r->files)
         goto out;
