@@ -118,21 +118,6 @@ static void site_key(const struct st_report_site *s, char *buf, size_t size)
              (unsigned long long)f->offset, f->function ? f->function : "");
 }
 
-/* Processes of one run normally share one C library; a run that execs
- * programs under another loader lists each version once. */
-static void note_libc(struct merged *m, const char *version)
-{
-    if (!version || !*version)
-        return;
-    size_t len = strlen(version), have = strlen(m->libc);
-    for (const char *p = m->libc; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] == ',')) {
-        if (strncmp(p, version, len) == 0 && (p[len] == ',' || p[len] == '\0'))
-            return;
-    }
-    if (have + len + 2 <= sizeof m->libc)
-        snprintf(m->libc + have, sizeof m->libc - have, "%s%s", have ? "," : "", version);
-}
-
 void merged_add(struct merged *m, const struct st_report *r)
 {
     if (r->capture && strcmp(r->capture, "exact") != 0) {
@@ -140,7 +125,10 @@ void merged_add(struct merged *m, const struct st_report *r)
         if (!m->reason && r->capture_reason)
             m->reason = xstrdup(r->capture_reason);
     }
-    note_libc(m, r->libc_version);
+    /* Processes of one run normally share one C library; a run that execs
+     * programs under another loader lists each version once. */
+    if (r->libc_version && *r->libc_version)
+        list_add_once(m->libc, sizeof m->libc, r->libc_version, ",");
     for (size_t i = 0; i < r->nfiles; i++) {
         const struct st_report_file *rf = &r->files[i];
         struct mfile *f = file_of(m, rf->path);

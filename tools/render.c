@@ -78,3 +78,17 @@ void json_str(FILE *f, const char *s)
 {
     st_json_write_string(s ? s : "", file_sink, f);
 }
+
+void list_add_once(char *list, size_t size, const char *item, const char *sep)
+{
+    size_t len = strlen(item), seplen = strlen(sep), have = strlen(list);
+    for (const char *p = list; *p;) {
+        const char *end = strstr(p, sep);
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        if (n == len && strncmp(p, item, len) == 0)
+            return;
+        p += n + (end ? seplen : 0);
+    }
+    if (have + (have ? seplen : 0) + len < size)
+        snprintf(list + have, size - have, "%s%s", have ? sep : "", item);
+}

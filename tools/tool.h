@@ -116,6 +116,10 @@ void argv_line(const struct st_report *r, char *buf, size_t size);
 void out_write(const char *buf, size_t len);
 void out_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Appends item to list, a string of items joined by sep, unless it is there
+ * already; an item that does not fit is left out. */
+void list_add_once(char *list, size_t size, const char *item, const char *sep);
+
 /* JSON string escaping for hand-written JSON output. */
 void json_str(FILE *f, const char *s);
 

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tool.h"
 #include "whatif_stream.h"
 
 /* A default-size buffer whose size the trace never saw (no read filled
@@ -581,10 +582,7 @@ static void note_rules(struct whatif *w, unsigned glibc)
 {
     char name[16];
     snprintf(name, sizeof name, "glibc %s", st_model_rules_name(glibc));
-    if (strstr(w->stdio_rules, name))
-        return;
-    size_t have = strlen(w->stdio_rules);
-    snprintf(w->stdio_rules + have, sizeof w->stdio_rules - have, "%s%s", have ? ", " : "", name);
+    list_add_once(w->stdio_rules, sizeof w->stdio_rules, name, ", ");
 }
 
 int whatif_add_trace(struct whatif *w, const char *path, const char *glob,

@@ -75,10 +75,15 @@ static bool frees_backup_at_exit(const struct st_model *m)
     return m->cfg.glibc == 0 || m->cfg.glibc >= GLIBC_2_36;
 }
 
+bool st_model_fclose_syncs_input(unsigned glibc)
+{
+    return glibc >= GLIBC_2_42;
+}
+
 /* glibc 2.42's fixes of bugs 5994, 12724 and 32369 (stdio_model.h). */
 static bool syncs_input(const struct st_model *m)
 {
-    return m->cfg.glibc >= GLIBC_2_42;
+    return st_model_fclose_syncs_input(m->cfg.glibc);
 }
 
 /* ---- The FILE side. ---- */

@@ -92,6 +92,10 @@ struct st_model_config {
  * string that is not a glibc 2.x version. */
 unsigned st_model_glibc(const char *version);
 
+/* Whether glibc's fclose syncs an input stream holding unread bytes (2.42
+ * on, bug 12724); inferred capture asks, having no model of its own. */
+bool st_model_fclose_syncs_input(unsigned glibc);
+
 /* The glibc versions whose rules cfg.glibc selects: "2.42+", "2.36-2.41"
  * or "2.28-2.35". */
 const char *st_model_rules_name(unsigned glibc);

@@ -4,6 +4,7 @@
 
 #include "record.h"
 #include "stdio_hook.h"
+#include "stdio_model.h"
 #include "streams.h"
 #include "sync.h"
 #include "thread_state.h"
@@ -40,7 +41,7 @@ void st_infer_begin(struct st_stream *s, FILE *fp)
  * do_close). fp is gone by now: only the snapshot is read. */
 static void infer_fclose(const struct snapshot *b, struct st_tally *c)
 {
-    if (st_glibc_rules < 242 || (!b->in_backup && b->ptr >= b->end))
+    if (!st_model_fclose_syncs_input(st_glibc_rules) || (!b->in_backup && b->ptr >= b->end))
         return;
     for (int n = b->offset == -1 ? 2 : 1; n > 0; n--) {
         st_record_lseek(c, ST_CALL_FCLOSE);
