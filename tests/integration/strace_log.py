@@ -48,8 +48,9 @@ _LINE = re.compile(r"(?P<pid>\d+)\s+(?P<rest>.*)")
 _RESUMED = re.compile(r"<\.\.\. (?P<name>\w+) resumed>(?P<rest>.*)")
 _UNFINISHED = " <unfinished ...>"
 # name(fd<path>, args) = ret [ERRNO (text) | (flags)]. The path is optional
-# (an invalid fd has none); args run to the last ") =" on the line.
-_CALL = re.compile(r"(?P<name>\w+)\((?P<fd>-?\d+)(?:<(?P<path>.*?)>)?(?=[,)])"
+# (an invalid fd has none) and ends "(deleted)" once unlinked (a memfd's
+# always); args run to the last ") =" on the line.
+_CALL = re.compile(r"(?P<name>\w+)\((?P<fd>-?\d+)(?:<(?P<path>.*?)>(?:\(deleted\))?)?(?=[,)])"
                    r"(?P<args>.*)\)\s+=\s+(?P<ret>-?\d+|\?)(?P<tail>.*)")
 
 

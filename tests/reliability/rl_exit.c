@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -65,6 +66,12 @@ static int recurse(int n)
     return recurse(n + 1) + pad[0];
 }
 
+/* threads_sigterm: reads made so far by all reader threads; the signal
+ * comes only once there are READS_BEFORE_SIGNAL, whatever the machine's load
+ * (a fixed sleep was not enough at a load of 6). */
+enum { READS_BEFORE_SIGNAL = 32 };
+static int reads_done;
+
 static void *reader(void *arg)
 {
     char buf[64];
@@ -72,6 +79,7 @@ static void *reader(void *arg)
     for (;;) {
         if (pread(fd, buf, sizeof buf, 0) < 0)
             break;
+        __atomic_add_fetch(&reads_done, 1, __ATOMIC_RELEASE);
     }
     return arg;
 }
@@ -299,7 +307,8 @@ int main(int argc, char **argv)
         pthread_t t[4];
         for (int i = 0; i < 4; i++)
             pthread_create(&t[i], NULL, reader, NULL);
-        usleep(20000);
+        while (__atomic_load_n(&reads_done, __ATOMIC_ACQUIRE) < READS_BEFORE_SIGNAL)
+            sched_yield();
         raise(SIGTERM);
         pause();
     }

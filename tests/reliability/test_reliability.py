@@ -147,6 +147,37 @@ def threads(ctx, ops, with_strace):
     return problems
 
 
+def terminal_case(ctx, mode):
+    """login_tty / forkpty put a terminal on the child's 0-2 through glibc's
+    internal dup2 (rl_pty.c): the child's reads on descriptor 0 are the
+    terminal's, per process as strace names them, and none is its old
+    stdin's; behaviour identical."""
+    label = f"procs.{mode}"
+    argv = [ctx.prog("rl_pty"), mode]
+    stdin = ctx.files["A"]
+    plain = ctx.plain(argv, stdin=stdin)
+    rep = ctx.fresh("reports")
+    pre = ctx.preloaded(argv, rep, stdin=stdin)
+    problems = rl.diff_behaviour(label, plain, pre)
+    st, counts = ctx.straced(argv, ctx.fresh("reports"), stdin=stdin)
+    if st.returncode != 0:
+        return problems + [f"{label}: under strace {rl.status_text(st.returncode)}"]
+    ours = rl.report_figures(rl.load_reports(rep))
+    ttys = {k: v for k, v in counts.items() if k[1].startswith("/dev/pts/")}
+    mine = {k: v for k, v in ours.items() if k[1].startswith("/dev/pts/")}
+    print(f"{label}: strace {dict(ttys)}, seektrace {dict(mine)}")
+    # Two runs, two pids: compare what each child read, not who it was.
+    if sorted(ttys.values(), key=str) != sorted(mine.values(), key=str) or len(mine) != 1:
+        problems.append(f"{label}: terminal reads {dict(mine)} != strace's {dict(ttys)}")
+    elif list(mine.values())[0] != {"read_syscalls": 2, "kernel_read_bytes": 12,
+                                    "lseek_syscalls": 0}:
+        problems.append(f"{label}: the child's two 6-byte lines not seen: {dict(mine)}")
+    old_stdin = {k: v for k, v in ours.items() if k[1] == stdin}
+    if [v["read_syscalls"] for v in old_stdin.values()] != [1]:
+        problems.append(f"{label}: {stdin} read {old_stdin} (one byte, by the parent, wanted)")
+    return problems
+
+
 def threads_reread(ctx):
     """Eight threads read shared.bin whole, then at random: the bytes read
     again are all bytes read less the file's size, however they interleave
@@ -557,14 +588,15 @@ def sigterm_external(ctx):
 
 def threads_sigterm(ctx):
     """SIGTERM while four threads read: status kept, a complete report (the
-    other threads keep reading while it is written: figures not compared)."""
+    other threads keep reading while it is written, so its count is only
+    known from below: the 32 reads rl_exit waits for before the signal)."""
     argv = [ctx.prog("rl_exit"), "threads_sigterm", ctx.files["A"]]
     plain = ctx.plain(argv)
     rep = ctx.fresh("reports")
     pre = ctx.preloaded(argv, rep)
     problems = rl.diff_behaviour("exit.threads_sigterm", plain, pre)
     reports = rl.load_reports(rep)
-    if len(reports) != 1 or not any(f["path"] == ctx.files["A"] and f["read_syscalls"] > 5
+    if len(reports) != 1 or not any(f["path"] == ctx.files["A"] and f["read_syscalls"] >= 32
                                     for f in reports[0]["files"]):
         problems.append(f"exit.threads_sigterm: reports {[r['_file'] for r in reports]} "
                         "lack the threads' reads")
@@ -1687,8 +1719,9 @@ def output_fifo(ctx):
         problems.append(f"output fifo without reader: expected one ENXIO warning and the report "
                         f"on stderr: {p.stderr[:300]!r}")
     if os.geteuid() != 0:
-        print("SKIP (part): a FIFO of another user needs root to make")
-        return problems
+        # ctest shows it skipped, not passed: its last part did not run.
+        print("SKIP: a FIFO of another user needs root to make (the own-FIFO parts ran)")
+        return problems or None
     theirs = os.path.join(d, "theirs")
     os.mkfifo(theirs, 0o666)
     os.chown(theirs, 65534, 65534)
@@ -1725,6 +1758,8 @@ CASES = {
     "threads.reread": threads_reread,
     "exit.sigterm_external": sigterm_external,
     "exit.threads_sigterm": threads_sigterm,
+    "procs.login_tty": lambda c: terminal_case(c, "login_tty"),
+    "procs.forkpty": lambda c: terminal_case(c, "forkpty"),
     "signals.disguise": signals_disguise,
     "signals.python": signals_python,
     "hostile.rlimit_nofile": lambda c: rlimit_case(c, "rlimit_nofile", True),

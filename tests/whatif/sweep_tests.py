@@ -3,20 +3,21 @@
 
     sweep_tests.py --seektrace BIN --lib LIB --demo FSEEK2006 CASE
 
-The sweep's figures are checked against what is independently known: the
-report the library itself prints when the demo runs with SEEKTRACE_BUFSIZE
-(the same numbers must come out of the sweep), and the 2006 shape (a
-128 KiB buffer reads ~32x the kernel bytes of a 4 KiB one on random seeks).
-Exit 0 pass, 1 fail.
+The sweep's figures are checked against what is independently known:
+strace's log of the demo run with the same SEEKTRACE_BUFSIZE the sweep sets
+(its syscalls and bytes on the data file), the workload's own parameters
+(16 bytes asked for per seek), and the 2006 shape (a 128 KiB buffer reads
+~32x the kernel bytes of a 4 KiB one on random seeks). Exit 0 pass, 1 fail.
 """
-import glob
 import json
 import os
 import subprocess
 import sys
 
-from harness import expect
-import harness
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+from harness import expect  # noqa: E402
+import harness  # noqa: E402
+import strace_log  # noqa: E402
 
 SEEKS = "2000"
 
@@ -39,17 +40,16 @@ def sweep(a, *args, rc=0):
     return p.stdout, p.stderr
 
 
-def library_totals(a, tmp, data, size):
-    """The totals the library reports for one plain preloaded run."""
-    out = os.path.join(tmp, f"lib.{size}")
-    os.makedirs(out)
-    env = dict(os.environ, LD_PRELOAD=a.lib, SEEKTRACE_BUFSIZE=str(size),
-               SEEKTRACE_FORMAT="json", SEEKTRACE_OUTPUT=os.path.join(out, "r.%p.json"))
-    env.pop("SEEKTRACE_TRACE", None)
-    subprocess.run(demo_cmd(a, data), env=env, check=True, stdout=subprocess.DEVNULL)
-    (report,) = glob.glob(os.path.join(out, "*.json"))
-    with open(report) as f:
-        return json.load(f)["totals"]
+def strace_figures(a, tmp, data, size):
+    """What strace logs on the data file for one preloaded run at SEEKTRACE_BUFSIZE=size."""
+    log = os.path.join(tmp, f"strace.{size}")
+    tracee = {"LD_PRELOAD": a.lib, "SEEKTRACE_BUFSIZE": str(size),
+              "SEEKTRACE_OUTPUT": os.path.join(tmp, f"report.{size}")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("SEEKTRACE_")}
+    p = strace_log.run(log, env, tracee, demo_cmd(a, data), b"", 300)
+    expect(p.returncode == 0, f"strace run at {size}: rc {p.returncode} {p.stderr!r}")
+    _, per_path = strace_log.parse(log)
+    return per_path[os.path.realpath(data)]
 
 
 def case_demo_2006(a, tmp):
@@ -60,9 +60,10 @@ def case_demo_2006(a, tmp):
     rows = {r["size"]: r for r in j["sizes"]}
     expect(sorted(rows) == [4096, 131072], out)
     for size, r in rows.items():
-        lib = library_totals(a, tmp, data, size)
-        for key in ("read_syscalls", "lseek_syscalls", "kernel_read_bytes", "delivered_bytes"):
-            expect(r[key] == lib[key], f"{size}: sweep {key} {r[key]} != library {lib[key]}")
+        strace = strace_figures(a, tmp, data, size)
+        for key in ("read_syscalls", "lseek_syscalls", "kernel_read_bytes"):
+            expect(r[key] == getattr(strace, key), f"{size}: sweep {key} {r[key]} != strace "
+                                                   f"{getattr(strace, key)}")
         expect(r["delivered_bytes"] == 16 * int(SEEKS), f"{r}")
         expect(len(r["runs_wall_ns"]) == 3 and r["wall_ns"] in r["runs_wall_ns"], f"{r}")
     ratio = rows[131072]["kernel_read_bytes"] / rows[4096]["kernel_read_bytes"]
