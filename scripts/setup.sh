@@ -18,6 +18,9 @@ PACKAGES=(
   jq xz-utils bzip2 cppcheck clang-tidy
   clang libclang-rt-14-dev
 )
+# Callers that need more (scripts/coverage.sh: gcovr) name it here.
+read -r -a extra_packages <<< "${SEEKTRACE_EXTRA_PACKAGES:-}"
+PACKAGES+=("${extra_packages[@]}")
 
 missing=()
 for p in "${PACKAGES[@]}"; do
@@ -34,5 +37,7 @@ if [ ${#missing[@]} -gt 0 ]; then
   apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-cmake -S "$SEEKTRACE_ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" >/dev/null
+# SEEKTRACE_CMAKE_ARGS: an array of extra configure options from the caller.
+cmake -S "$SEEKTRACE_ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE="$BUILD_TYPE" \
+  ${SEEKTRACE_CMAKE_ARGS[@]+"${SEEKTRACE_CMAKE_ARGS[@]}"} >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"

@@ -4,7 +4,8 @@
 # strace comparisons again on the portable build (built against Debian 11's
 # glibc 2.31) under 2.31, the machine's 2.36, 2.41 and 2.43, then the core's
 # unit tests and the reliability suite again on an ASan+UBSan build of the
-# library, the tools and the core.
+# library, the tools and the core, and the reliability cases ASan cannot run
+# beside on an UBSan-only build.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 # The glibc matrix (tests/CMakeLists.txt): Debian's newer glibc, which the
@@ -27,3 +28,13 @@ cmake -S "$SEEKTRACE_ROOT" -B "$ASAN_DIR" -DCMAKE_BUILD_TYPE=Debug -DSEEKTRACE_S
 cmake --build "$ASAN_DIR" -j"$(nproc)"
 cd "$ASAN_DIR"
 ctest --output-on-failure -j"$(nproc)" -R '^(unit|reliability)\.' -E '\.lint\.'
+
+# The reliability cases ASan cannot run beside (label asan-skip) under UBSan
+# alone: only the library, the command and the reliability programs are built.
+UBSAN_DIR=${UBSAN_BUILD_DIR:-$SEEKTRACE_ROOT/build-ubsan}
+cmake -S "$SEEKTRACE_ROOT" -B "$UBSAN_DIR" -DCMAKE_BUILD_TYPE=Debug -DSEEKTRACE_SANITIZE=ON \
+  -DSEEKTRACE_SANITIZERS=undefined >/dev/null
+cmake --build "$UBSAN_DIR" -j"$(nproc)" --target seektrace seektrace_cli fseek2006
+make -C "$UBSAN_DIR/tests/reliability" -j"$(nproc)" --no-print-directory
+cd "$UBSAN_DIR"
+ctest --output-on-failure -j"$(nproc)" -L asan-skip

@@ -33,6 +33,9 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "integration"))
+import strace_log  # noqa: E402
+
 SKIP = 77
 TIMEOUT = 60
 DATA_SIZE = 4 << 20
@@ -126,17 +129,25 @@ class Context:
         path = source if os.path.isabs(source) else os.path.join(self.args.src, source)
         return grep_line(path, re.compile(r"(/\*|//) SITE:" + re.escape(marker) + r"\b"))
 
-    def run(self, argv, stack=None, fmt="json"):
-        """Runs argv under the library; returns (the program's JSON line, report)."""
+    def run(self, argv, stack=None, fmt="json", strace_log_to=None):
+        """Runs argv under the library; returns (the program's JSON line, report).
+
+        With strace_log_to, the run is also strace's (strace_log.command), and
+        `self.strace(path)` then gives the file's syscalls from that log."""
         self.nrun += 1
         out = os.path.join(self.tmp, f"report{self.nrun}.%p.{fmt}")
         env = {k: v for k, v in os.environ.items()
                if k != "LD_PRELOAD" and not k.startswith("SEEKTRACE_")}
-        env.update(LD_PRELOAD=self.args.lib, SEEKTRACE_FORMAT=fmt, SEEKTRACE_OUTPUT=out)
+        tracee = dict(LD_PRELOAD=self.args.lib, SEEKTRACE_FORMAT=fmt, SEEKTRACE_OUTPUT=out)
         if stack is not None:
-            env["SEEKTRACE_STACK"] = str(stack)
+            tracee["SEEKTRACE_STACK"] = str(stack)
         print("run:", ("SEEKTRACE_STACK=%s " % stack if stack is not None else "")
-              + " ".join(os.path.basename(a) if a.startswith(self.tmp) else a for a in argv))
+              + " ".join(os.path.basename(a) if a.startswith(self.tmp) else a for a in argv)
+              + (" (under strace)" if strace_log_to else ""))
+        if strace_log_to:
+            argv = strace_log.command(strace_log_to, tracee, argv)
+        else:
+            env.update(tracee)
         p = subprocess.run(argv, env=env, capture_output=True, timeout=TIMEOUT, cwd=self.tmp)
         if p.returncode != 0:
             raise Failed(f"{argv[0]} exited with status {p.returncode}: "
@@ -248,8 +259,11 @@ def no_runtime_frames0(ctx, entry):
 
 # --- fseek-discards-buffer ----------------------------------------------------
 
-def check_fseek_discards(ctx, own, report, user_buffer):
+def check_fseek_discards(ctx, argv, user_buffer):
+    log = os.path.join(ctx.tmp, f"strace{ctx.nrun + 1}.log")
+    own, report = ctx.run(argv, strace_log_to=log)
     f = file_entry(ctx, report)
+    theirs = strace_log.parse(log)[1].get(f["path"], strace_log.FileSyscalls())
     x = finding(ctx, report, "fseek-discards-buffer")
     seeks = own["fseeks"]
     buf = f["streams"][0]["buffer_size"]
@@ -265,11 +279,16 @@ def check_fseek_discards(ctx, own, report, user_buffer):
     # One refill per fseek: glibc reads a whole buffer inside fseek, except
     # the first, made before any buffer existed, which reads to the target
     # and leaves the refill to fread.
-    ctx.check(f"read_syscalls is one or two per fseek's refill ({seeks}..{seeks + 1})",
-              seeks <= f["read_syscalls"] <= seeks + 1, f"got {f['read_syscalls']}")
-    ctx.check(f"kernel_read_bytes is a buffer per fseek ({seeks - 1}..{seeks + 1} x {buf})",
-              (seeks - 1) * buf <= f["kernel_read_bytes"] <= (seeks + 1) * buf,
-              f"got {f['kernel_read_bytes']}")
+    # The kernel's side, from strace of the same run: a refill per fseek
+    # (glibc reads a whole buffer inside fseek, except the first, made before
+    # any buffer existed, which leaves the refill to fread).
+    ctx.eq("read_syscalls (strace)", f["read_syscalls"], theirs.read_syscalls)
+    ctx.eq("kernel_read_bytes (strace)", f["kernel_read_bytes"], theirs.kernel_read_bytes)
+    ctx.eq("lseek_syscalls (strace)", f["lseek_syscalls"], theirs.lseek_syscalls)
+    ctx.check(f"a refill per fseek: {seeks}..{seeks + 1} reads of at most {buf} B",
+              seeks <= theirs.read_syscalls <= seeks + 1 and
+              theirs.kernel_read_bytes <= theirs.read_syscalls * buf,
+              f"strace: {theirs}")
     says(ctx, x, fmt_bytes(buf), fmt_count(f["read_syscalls"]), fmt_bytes(f["kernel_read_bytes"]),
          fmt_bytes(own["delivered"]), fmt_ratio(f["kernel_read_bytes"] / own["delivered"]))
     ctx.check("the sentence says every fseek discarded the buffer", "every fseek" in x["what"],
@@ -278,13 +297,13 @@ def check_fseek_discards(ctx, own, report, user_buffer):
     frame_is(ctx, "the file's worst site (sites[0])", f["sites"][0], "fseek_discards.c", "fseek",
              "read_records")
     no_finding(ctx, report, "reread")  # said once, by fseek-discards-buffer
-    return f
+    return own, report, f
 
 
 @case("fseek-discards-buffer.default_buffer")
 def _(ctx):
-    own, report = ctx.run([ctx.prog("fseek_discards"), ctx.data, "2000", "0"])
-    f = check_fseek_discards(ctx, own, report, None)
+    own, report, f = check_fseek_discards(ctx, [ctx.prog("fseek_discards"), ctx.data, "2000", "0"],
+                                          None)
     x = finding(ctx, report, "fseek-discards-buffer")
     if f["streams"][0]["buffer_size"] <= 4096:
         ctx.check("the change names pread and the bytes needed",
@@ -295,8 +314,8 @@ def _(ctx):
 @case("fseek-discards-buffer.at_threshold")
 def _(ctx):
     # 100 fseeks (the threshold), each discarding a 128 KiB buffer of the program's own.
-    own, report = ctx.run([ctx.prog("fseek_discards"), ctx.data, "100", "131072"])
-    f = check_fseek_discards(ctx, own, report, 131072)
+    own, report, f = check_fseek_discards(ctx, [ctx.prog("fseek_discards"), ctx.data, "100",
+                                                "131072"], 131072)
     x = finding(ctx, report, "fseek-discards-buffer")
     # The bytes are the model's prediction (whatif_4k_kernel_read_bytes): what
     # the same program really reads with a 4 KiB buffer of its own.
