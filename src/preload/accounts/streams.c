@@ -194,28 +194,27 @@ static struct st_stream *bind(FILE *fp, enum how how, const char *name)
 
 /* The slow halves are kept out of line so that the hits, which every hook
  * and wrapper takes, are a handful of loads without a stack frame. */
-__attribute__((noinline)) static struct st_stream *stream_of_slow(FILE *fp, unsigned now)
+__attribute__((noinline)) static struct st_stream *stream_of_slow(FILE *fp)
 {
-    struct st_thread *t = &st_self;
     if (!fp)
         return NULL;
     struct slot *sl = find(fp);
     struct st_stream *s = sl ? __atomic_load_n(&sl->stream, __ATOMIC_ACQUIRE) : NULL;
-    if (!s && (s = bind(fp, DISCOVERED, NULL)) == NULL)
-        return NULL;
-    t->cached_fp = fp;
-    t->cached_stream = s;
-    t->cached_epoch = now;
-    return s;
+    return s ? s : bind(fp, DISCOVERED, NULL);
 }
 
 struct st_stream *st_stream_of(FILE *fp)
 {
+    /* The current stream's cache (thread_state.h), under the stream epoch
+     * alone: fp is still bound to it, whatever its fd has become. Callers
+     * have mostly just asked st_stream_current about fp (st_call_begin, a
+     * hook inside the call), so a miss is mostly a stream not current,
+     * found in the table (not cached: the entry is st_stream_current's). */
     struct st_thread *t = &st_self;
-    unsigned now = st_stream_epoch_now();
-    if (t->cached_fp == fp && t->cached_epoch == now && fp)
-        return t->cached_stream;
-    return stream_of_slow(fp, now);
+    struct st_stream *s = t->current_stream;
+    if (t->current_fp == fp && s && (unsigned)t->current_staleness == st_stream_epoch_now())
+        return s;
+    return stream_of_slow(fp);
 }
 
 __attribute__((noinline)) static struct st_stream *stream_current_slow(FILE *fp, uint64_t now)

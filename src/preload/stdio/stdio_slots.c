@@ -101,7 +101,7 @@ static void lean_refill(struct st_thread *t, struct st_stream *s, FILE *fp)
     t->lean = &t->refill;
 }
 
-/* A refill outside any wrapped call begins (in_call already 2), from
+/* A refill outside any wrapped call begins (in_call already ST_IN_SLOT), from
  * `site`: it is charged to the reader the program called there, as far as
  * a walk has told. */
 static inline void refill_call_begin(struct st_thread *t, struct st_site *site,
@@ -111,10 +111,10 @@ static inline void refill_call_begin(struct st_thread *t, struct st_site *site,
     st_site_begin_found(site);
 }
 
-/* The end of what a slot began (in_call 2). */
+/* The end of what a slot began (in_call ST_IN_SLOT). */
 static inline void slot_call_end(struct st_thread *t)
 {
-    t->in_call = 0;
+    t->in_call = ST_IN_NONE;
     t->lean = NULL;
     st_site_end();
     st_trace_call_end();
@@ -136,7 +136,7 @@ static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallbac
          * stack where. A refill reads, so its site is needed anyway: found
          * now, from the hook's frame up, it also names the reader the
          * program called there. */
-        t->in_call = 2; /* 2: set here, cleared on leaving */
+        t->in_call = ST_IN_SLOT; /* set here, cleared on leaving */
         if (st_in_exit_cleanup) {
             t->call = ST_CALL_EXIT;
             st_site_begin(ST_SITE_NONE);
@@ -155,7 +155,8 @@ static int buffer_slot_enter(struct st_stream *s, FILE *fp, enum st_call fallbac
     uint64_t consumed = refill ? st_ledger_sync_refill(s, fp) : st_ledger_sync(s, fp);
     /* Outside any wrapped call, consumption since the mark was per-byte
      * reads (a wrapped call books its own when it begins and ends). */
-    if (consumed && (t->in_call == 2 || st_ops_reads_per_byte(t->call)) && st_ops_wanted(s))
+    if (consumed && (t->in_call == ST_IN_SLOT || st_ops_reads_per_byte(t->call)) &&
+        st_ops_wanted(s))
         st_ops_getc_run(s, consumed);
     return 1;
 }
@@ -168,7 +169,7 @@ static void buffer_slot_leave(struct st_stream *s, FILE *fp, int outer, size_t h
     if (!outer)
         return;
     st_ledger_mark(s, fp, handed_out);
-    if (t->in_call == 2)
+    if (t->in_call == ST_IN_SLOT)
         slot_call_end(t);
 }
 
@@ -256,7 +257,7 @@ static GENERAL int general_uflow(FILE *fp)
     int outer = buffer_slot_enter(s, fp, ST_CALL_GETC, 1, ST_FRAME_HERE);
     int r = ORIG(uflow, flow_fn)(fp);
     int e = errno;
-    if (r == EOF && outer && st_self.in_call == 2)
+    if (r == EOF && outer && st_self.in_call == ST_IN_SLOT)
         st_ops_getc_eof(s);
     buffer_slot_leave(s, fp, outer, r != EOF);
     errno = e;
@@ -275,7 +276,7 @@ static inline const struct st_fast_call *refill_again(FILE *fp, struct st_frame 
         return NULL;
     /* In a call from here on: a signal handler's calls pass through, so
      * the record cannot be rewritten while it is read. */
-    t->in_call = 2;
+    t->in_call = ST_IN_SLOT;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     const struct st_fast_call *f = &t->refill;
     if (fp == f->fp && st_staleness_now() == f->staleness &&
@@ -287,7 +288,7 @@ static inline const struct st_fast_call *refill_again(FILE *fp, struct st_frame 
             return f;
         }
     }
-    t->in_call = 0;
+    t->in_call = ST_IN_NONE;
     return NULL;
 }
 

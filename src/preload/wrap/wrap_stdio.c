@@ -28,7 +28,7 @@ int st_call_begin(enum st_call call, FILE *fp, struct st_frame frame)
     if (t->busy || t->in_call)
         return 0;
     void *caller = (void *)frame.ra;
-    t->in_call = 1;
+    t->in_call = ST_IN_WRAPPER;
     t->call = call;
     st_site_begin_frame(frame);
     if (fp) {
@@ -80,7 +80,7 @@ void st_call_end(int began)
             st_self.busy--;
         }
         st_trace_call_end();
-        st_self.in_call = 0;
+        st_self.in_call = ST_IN_NONE;
         st_site_end();
     }
 }
@@ -89,12 +89,11 @@ void st_call_end(int began)
  * and stores, and the cell cache primed for the hooks inside it. When the
  * stream's operations are neither traced nor followed (ops.h: nothing to
  * record), it also ends without touching errno (nothing on this path can
- * change it): 2, and the hooks inside take their lean path (t->lean).
- * Otherwise 3: the trace and the ops are still to be told
- * (call_begin_rest), and the call ends like a slow-path one. */
-static inline __attribute__((always_inline)) int fast_call_matched(struct st_thread *t,
-                                                                   struct st_fast_call *f,
-                                                                   enum st_call call, void *caller)
+ * change it): ST_BEGAN_LEAN, and the hooks inside take their lean path
+ * (t->lean). Otherwise ST_BEGAN_FAST_OPS: the trace and the ops are still
+ * to be told (call_begin_rest), and the call ends like a slow-path one. */
+static inline __attribute__((always_inline)) enum st_began
+fast_call_matched(struct st_thread *t, struct st_fast_call *f, enum st_call call, void *caller)
 {
     t->call = call;
     t->site = f->site;
@@ -106,14 +105,14 @@ static inline __attribute__((always_inline)) int fast_call_matched(struct st_thr
         f->ops = 0; /* its what-if has stopped (thread_state.h) */
     if (__builtin_expect(!f->ops, 1)) {
         t->lean = f;
-        return 2;
+        return ST_BEGAN_LEAN;
     }
     /* Followed but not traced: the ops are told around the call, and the
      * hooks inside record nothing of their own unless the call reads a
      * byte at a time (buffer_slot_enter): lean too. */
     if (!st_trace_on && !st_ops_reads_per_byte(call))
         t->lean = f;
-    return 3;
+    return ST_BEGAN_FAST_OPS;
 }
 
 /* The fast path: this thread's last call of this kind on the same stream
@@ -121,65 +120,69 @@ static inline __attribute__((always_inline)) int fast_call_matched(struct st_thr
  * and where the cell counts this kind (tally.h); the stream is still
  * bound and no fd has changed (staleness.h; entries are made with exact
  * capture only, and the switch to inferred makes older ones stale). Then
- * fast_call_matched's 2 or 3, or, where the return address alone does not
- * decide the site, 4: in the call, the stack above the wrapper's frame
- * still to compare with the one that found the site (call_begin_rest: out
- * of line, so that this path keeps no registers of its own across the
- * real call). Else 0, with nothing done. */
-static inline __attribute__((always_inline)) int call_begin_fast(enum st_call call, FILE *fp,
-                                                                 struct st_frame frame)
+ * fast_call_matched's answer, or, where the return address alone does not
+ * decide the site, ST_BEGAN_CHECK_STACK: in the call, the stack above the
+ * wrapper's frame still to compare with the one that found the site
+ * (call_begin_rest: out of line, so that this path keeps no registers of
+ * its own across the real call). Else ST_BEGAN_NOT, with nothing done. */
+static inline __attribute__((always_inline)) enum st_began
+call_begin_fast(enum st_call call, FILE *fp, struct st_frame frame)
 {
     void *caller = (void *)frame.ra;
     struct st_thread *t = &st_self;
     if (__builtin_expect(t->busy | t->in_call, 0))
-        return 0;
+        return ST_BEGAN_NOT;
     /* In a call from here on: a signal handler's calls pass through, so
      * the entry cannot be rewritten while it is read. (Entries are made for
      * a FILE*, never NULL, so an empty one matches no call.) */
-    t->in_call = 1;
+    t->in_call = ST_IN_WRAPPER;
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     struct st_fast_call *f = &t->fast[ST_FAST_SLOT(caller)];
     if (__builtin_expect(fp == f->fp && caller == f->ra && call == f->call &&
                              st_staleness_now() == f->staleness,
                          1))
-        return __builtin_expect(f->check_stack, 0) ? 4 : fast_call_matched(t, f, call, caller);
-    t->in_call = 0;
-    return 0;
+        return __builtin_expect(f->check_stack, 0) ? ST_BEGAN_CHECK_STACK
+                                                    : fast_call_matched(t, f, call, caller);
+    t->in_call = ST_IN_NONE;
+    return ST_BEGAN_NOT;
 }
 
-/* What the wrapper's call_begin_fast left to do. 4: the stack check (a
- * few return-address slots compared, starting where the unwind cache kept
- * the entry's walk: sites.h), then the rest of the fast path, or, when the
- * stack differs, the slow one. 0: st_call_begin. 3, a fast-path call whose
- * stream's operations are traced or followed (ops.h), is told to them with
- * the cell already known, and ends like a slow-path call. */
-static int call_begin_rest(int began, enum st_call call, FILE *fp, struct st_frame frame)
+/* What the wrapper's call_begin_fast left to do. ST_BEGAN_CHECK_STACK:
+ * the stack check (a few return-address slots compared, starting where
+ * the unwind cache kept the entry's walk: sites.h), then the rest of the
+ * fast path, or, when the stack differs, the slow one. ST_BEGAN_NOT:
+ * st_call_begin (whose 1 is ST_BEGAN_SLOW). ST_BEGAN_FAST_OPS, a
+ * fast-path call whose stream's operations are traced or followed
+ * (ops.h), is told to them with the cell already known, and ends like a
+ * slow-path call. */
+static enum st_began call_begin_rest(enum st_began began, enum st_call call, FILE *fp,
+                                     struct st_frame frame)
 {
     struct st_thread *t = &st_self;
     struct st_fast_call *f = &t->fast[ST_FAST_SLOT(frame.ra)];
-    if (began == 4) {
+    if (began == ST_BEGAN_CHECK_STACK) {
         if (st_site_above_from(frame, f->way) == f->site) {
             began = fast_call_matched(t, f, call, (void *)frame.ra);
         } else {
-            t->in_call = 0;
-            began = 0;
+            t->in_call = ST_IN_NONE;
+            began = ST_BEGAN_NOT;
         }
     }
-    if (!began)
+    if (began == ST_BEGAN_NOT)
         return st_call_begin(call, fp, frame);
-    if (began != 3)
+    if (began != ST_BEGAN_FAST_OPS)
         return began;
     t->busy++;
     st_trace_call_begin(&f->cell->counts, call);
     st_ops_call_begins(f->stream, fp);
     t->busy--;
-    return 3;
+    return ST_BEGAN_FAST_OPS;
 }
 
 static inline __attribute__((always_inline)) void call_end_fast(void)
 {
     st_self.lean = NULL;
-    st_self.in_call = 0;
+    st_self.in_call = ST_IN_NONE;
     st_site_end();
 }
 
@@ -188,12 +191,13 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
  * keeps no registers of its own across the real call. */
 #define ST_UNPAREN(...) __VA_ARGS__
 #define STDIO(call, ret, name, params, args, stream, op)                             \
-    static __attribute__((noinline)) ret general_##name(int began, struct st_frame frame, \
+    static __attribute__((noinline)) ret general_##name(enum st_began began,         \
+                                                        struct st_frame frame,       \
                                                         ST_UNPAREN params)           \
     {                                                                                \
         began = call_begin_rest(began, ST_CALL_##call, stream, frame);               \
         ret r = (st_real.name) args;                                                 \
-        if (began == 2) { /* lean: it ends as the fast path does */                  \
+        if (began == ST_BEGAN_LEAN) { /* it ends as the fast path does */            \
             call_end_fast();                                                         \
             return r;                                                                \
         }                                                                            \
@@ -209,20 +213,21 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     {                                                                                \
         st_ensure_init();                                                            \
         struct st_frame frame = ST_FRAME_HERE;                                       \
-        int began = call_begin_fast(ST_CALL_##call, stream, frame);                  \
-        if (__builtin_expect(began != 2, 0))                                         \
+        enum st_began began = call_begin_fast(ST_CALL_##call, stream, frame);        \
+        if (__builtin_expect(began != ST_BEGAN_LEAN, 0))                             \
             return general_##name(began, frame, ST_UNPAREN args);                    \
         ret r = (st_real.name) args;                                                 \
         call_end_fast();                                                             \
         return r;                                                                    \
     }
 #define STDIO_VOID(call, name, params, args, stream, op)                             \
-    static __attribute__((noinline)) void general_##name(int began, struct st_frame frame, \
+    static __attribute__((noinline)) void general_##name(enum st_began began,        \
+                                                         struct st_frame frame,      \
                                                          ST_UNPAREN params)          \
     {                                                                                \
         began = call_begin_rest(began, ST_CALL_##call, stream, frame);               \
         (st_real.name) args;                                                         \
-        if (began == 2) { /* lean: it ends as the fast path does */                  \
+        if (began == ST_BEGAN_LEAN) { /* it ends as the fast path does */            \
             call_end_fast();                                                         \
             return;                                                                  \
         }                                                                            \
@@ -237,8 +242,8 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     {                                                                                \
         st_ensure_init();                                                            \
         struct st_frame frame = ST_FRAME_HERE;                                       \
-        int began = call_begin_fast(ST_CALL_##call, stream, frame);                  \
-        if (__builtin_expect(began != 2, 0)) {                                       \
+        enum st_began began = call_begin_fast(ST_CALL_##call, stream, frame);        \
+        if (__builtin_expect(began != ST_BEGAN_LEAN, 0)) {                           \
             general_##name(began, frame, ST_UNPAREN args);                           \
             return;                                                                  \
         }                                                                            \
