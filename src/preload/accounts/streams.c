@@ -209,11 +209,11 @@ struct st_stream *st_stream_of(FILE *fp)
      * alone: fp is still bound to it, whatever its fd has become. Callers
      * have mostly just asked st_stream_current about fp (st_call_begin, a
      * hook inside the call), so a miss is mostly a stream not current,
-     * found in the table (not cached: the entry is st_stream_current's). */
+     * found in the table (not cached: the entry is st_stream_current's).
+     * The empty entry holds NULL for NULL, the right answer. */
     struct st_thread *t = &st_self;
-    struct st_stream *s = t->current_stream;
-    if (t->current_fp == fp && s && (unsigned)t->current_staleness == st_stream_epoch_now())
-        return s;
+    if (t->current_fp == fp && (unsigned)t->current_staleness == st_stream_epoch_now())
+        return t->current_stream;
     return stream_of_slow(fp);
 }
 
