@@ -9,14 +9,17 @@ BUILD_DIR=${BUILD_DIR:-$SEEKTRACE_ROOT/build}
 BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
 
 # Build tools and libraries, the programs the tests run under and beside
-# the preload, valgrind for the tools' memcheck, and clang for the fuzz
-# harness.
+# the preload, valgrind for the tools' memcheck, clang for the fuzz
+# harness, and for the package tests (tests/package) zsh, whose completion
+# they load, and dpkg-dev, whose dpkg-shlibdeps gives the .deb its
+# dependencies.
 PACKAGES=(
   gcc g++ make cmake pkg-config
   libdw-dev libelf-dev libcmocka-dev
   strace valgrind python3 binutils file perl gawk sed grep tar gzip coreutils git sqlite3
   jq xz-utils bzip2 cppcheck clang-tidy
   clang libclang-rt-14-dev
+  zsh dpkg-dev
 )
 # Callers that need more (scripts/coverage.sh: gcovr) name it here.
 read -r -a extra_packages <<< "${SEEKTRACE_EXTRA_PACKAGES:-}"
