@@ -10,7 +10,8 @@
 #   - each subcommand's options: every --option its `seektrace NAME --help`
 #     names (in an option line or in a description: run's --check lists
 #     check's limits), except inside a quoted example of another command
-#     ('seektrace run --trace DIR'); "--long ARG, -s" makes -s an alias;
+#     ('seektrace run --trace DIR'); in an option line, "--long ARG, -s"
+#     or "-s, --long ARG" makes -s an alias;
 #   - an option's value: a list a|b|c anywhere beside it gives its choices,
 #     else the word after it in its option line (or its first mention):
 #     DIR completes directories, FILE, PATH and GLOB files, any other
@@ -119,19 +120,27 @@ macro(st_parse sub)
   endforeach()
   string(REPLACE "\n" ";" lines "${help}")
   set(opt "")
+  set(aliases_${sub} "")
   foreach(line IN LISTS lines)
-    # An option line: "  --long [ARG][, -s]  description", and the lines
-    # indented further below it.
+    # An option line: "  --long [ARG][, -s]  description" (the synopsis
+    # ends at two spaces), and the lines indented further below it.
     if(opt AND line MATCHES "^      +([^ ].*)$")
       string(APPEND desc_${sub}_${opt} " ${CMAKE_MATCH_1}")
       continue()
     endif()
     set(opt "")
-    if(line MATCHES "^  (--[a-z][a-z0-9-]*)[^ ]*( [^ ]+)*  +(.+)$")
-      set(opt ${CMAKE_MATCH_1})
-      set(desc_${sub}_${opt} "${CMAKE_MATCH_3}")
-      if(line MATCHES "^  --[a-z][a-z0-9-]*( [^ ,]+)?, (-[a-zA-Z])( |$)")
-        list(APPEND aliases_${sub} ${opt} ${CMAKE_MATCH_2})
+    if(line MATCHES "^  (-[^ ]*( [^ ]+)*)  +(.+)$")
+      set(synopsis "${CMAKE_MATCH_1}")
+      set(d "${CMAKE_MATCH_3}")
+      if(synopsis MATCHES "(--[a-z][a-z0-9-]*)")
+        set(opt ${CMAKE_MATCH_1})
+        set(desc_${sub}_${opt} "${d}")
+        # "--long ARG, -s" or "-s, --long ARG": -s is an alias.
+        string(REGEX MATCHALL "(^|[ ,])-[a-zA-Z](,| |$)" shorts "${synopsis}")
+        foreach(short IN LISTS shorts)
+          string(REGEX MATCH "-[a-zA-Z]" short "${short}")
+          list(APPEND aliases_${sub} ${opt} ${short})
+        endforeach()
       endif()
     endif()
   endforeach()

@@ -5,8 +5,8 @@
     completion_test.py zsh  SEEKTRACE COMPLETION_FILE
 
 Reads `seektrace --help` and `seektrace SUB --help` (its subcommands, and
-every --option each names outside a quoted example of another command, with
-"--long ARG, -s" aliases and "a|b|c" value lists), then asks the completion
+every --option each names outside a quoted example of another command, the
+-s aliases in its option lines, and "a|b|c" value lists), then asks the completion
 itself: bash by calling its function with COMP_WORDS set as readline sets
 them; zsh by loading it through compinit and calling it with _arguments and
 _describe replaced by functions that print what they were given. Each
@@ -41,7 +41,10 @@ def parse(seektrace):
     for sub in subs:
         text = re.sub(r"'seektrace[^']*'", "''", helptext(seektrace, sub))
         opts = set(re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)", text))
-        opts |= set(re.findall(r"--[a-z][a-z0-9-]*(?: [A-Z]+)?, (-[a-zA-Z])\b", text))
+        for line in text.splitlines():  # short aliases, in an option line's synopsis
+            m = re.match(r"^  (-\S*(?: \S+)*)  +", line)
+            if m and "--" in m.group(1):
+                opts |= set(re.findall(r"(?:^|[ ,])(-[a-zA-Z])(?=,| |$)", m.group(1)))
         choices = {}
         for opt, vals in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*) ([a-z0-9]+(?:\|[a-z0-9]+)+)", text):
             choices[opt] = vals.split("|")
