@@ -4,6 +4,7 @@
     package_test.py cmake-consumer     --build B --prefix P --cmake CMAKE --ctest CTEST
     package_test.py pkgconfig-consumer --build B --prefix P --cc CC
     package_test.py deb                --build B --cpack CPACK --version V
+    (and --bindir, --libdir, ... : the tree's relative CMAKE_INSTALL_*DIR)
 
 cmake-consumer and pkgconfig-consumer install the build tree B (configured
 with prefix P) into a scratch DESTDIR, then build downstream/reader.c
@@ -113,7 +114,7 @@ def cmake_consumer(a, work):
     cache = open(os.path.join(ds, "CMakeCache.txt")).read()
     found = re.search(r"^seektrace_DIR:PATH=(.*)$", cache, re.M)
     check(found is not None and os.path.realpath(found.group(1)) ==
-          os.path.realpath(os.path.join(prefix, "lib", "cmake", "seektrace")),
+          os.path.realpath(os.path.join(prefix, a.libdir, "cmake", "seektrace")),
           f"find_package(seektrace) found the scratch install ({found and found.group(1)})")
     run([a.cmake, "--build", ds], env=env)
 
@@ -136,7 +137,7 @@ def cmake_consumer(a, work):
         check_read_loop(report, data, prog, "seektrace_add_test")
         # seektrace_mark() through seektrace::api, in the trace, read back by
         # the installed command.
-        ex = run([os.path.join(prefix, "bin", "seektrace"), "export", "--format", "jsonl",
+        ex = run([os.path.join(prefix, a.bindir, "seektrace"), "export", "--format", "jsonl",
                   os.path.join(ds, "trace")], env=env)
         marks = [json.loads(l) for l in ex.stdout.splitlines() if '"mark"' in l]
         check([(m.get("pid"), m.get("label")) for m in marks] == [(pid, "reader: start")],
@@ -152,7 +153,7 @@ def cmake_consumer(a, work):
     # The failing gate, as seektrace_add_test wrote its command.
     listing = json.loads(run([a.ctest, "--show-only=json-v1"], env=env, cwd=ds).stdout)
     cmd = next(t["command"] for t in listing["tests"] if t["name"] == "reader.gate_fail")
-    check(cmd[:2] == [os.path.join(prefix, "bin", "seektrace"), "run"],
+    check(cmd[:2] == [os.path.join(prefix, a.bindir, "seektrace"), "run"],
           f"CHECK runs the test under the installed seektrace run ({cmd[:2]})")
     g = run(cmd, env=env, ok=(0, 1, 2))
     check(g.returncode == 1, f"the fseek loop fails --max-amplification 8: exit {g.returncode}, "
@@ -179,16 +180,16 @@ def pkgconfig_consumer(a, work):
     prefix = root + a.prefix
     data = make_data(os.path.join(work, "data.bin"))
     env = clean_env()
-    env["PKG_CONFIG_PATH"] = os.path.join(prefix, "lib", "pkgconfig")
+    env["PKG_CONFIG_PATH"] = os.path.join(prefix, a.libdir, "pkgconfig")
 
     def pc(*args):
         return run(["pkg-config", *args, "seektrace"], env=env).stdout.strip()
 
     cflags, libs, preload = pc("--cflags"), pc("--libs"), pc("--variable=preload")
-    check(os.path.realpath(preload) == os.path.realpath(os.path.join(prefix, "lib", "libseektrace.so")),
+    check(os.path.realpath(preload) == os.path.realpath(os.path.join(prefix, a.libdir, "libseektrace.so")),
           f"pkg-config --variable=preload is the scratch install's library ({preload})")
     incs = [f[2:] for f in cflags.split() if f.startswith("-I")]
-    check(any(os.path.realpath(i) == os.path.realpath(os.path.join(prefix, "include")) for i in incs),
+    check(any(os.path.realpath(i) == os.path.realpath(os.path.join(prefix, a.includedir)) for i in incs),
           f"--cflags point into the scratch install ({cflags})")
     exe = os.path.join(work, "reader")
     run([a.cc, *cflags.split(), os.path.join(HERE, "downstream", "reader.c"), *libs.split(),
@@ -246,14 +247,16 @@ def deb(a, work):
 
     listing = run(["dpkg-deb", "-c", debs[0]]).stdout
     paths = {l.split()[-1].lstrip(".") for l in listing.splitlines()}
-    want = ["/usr/bin/seektrace", "/usr/lib/libseektrace.so", "/usr/include/seektrace/seektrace.h",
-            "/usr/include/seektrace/trace_format.h", "/usr/lib/pkgconfig/seektrace.pc",
-            "/usr/lib/cmake/seektrace/seektraceConfig.cmake",
-            "/usr/lib/cmake/seektrace/seektraceConfigVersion.cmake",
-            "/usr/share/bash-completion/completions/seektrace",
-            "/usr/share/zsh/vendor-completions/_seektrace",
-            "/usr/share/man/man1/seektrace.1", "/usr/share/man/man7/libseektrace.7",
-            "/usr/libexec/seektrace/fseek2006"]
+    lib, share = f"/usr/{a.libdir}", f"/usr/{a.datadir}"
+    want = [f"/usr/{a.bindir}/seektrace", f"{lib}/libseektrace.so",
+            f"/usr/{a.includedir}/seektrace/seektrace.h",
+            f"/usr/{a.includedir}/seektrace/trace_format.h", f"{lib}/pkgconfig/seektrace.pc",
+            f"{lib}/cmake/seektrace/seektraceConfig.cmake",
+            f"{lib}/cmake/seektrace/seektraceConfigVersion.cmake",
+            f"{share}/bash-completion/completions/seektrace",
+            f"{share}/zsh/vendor-completions/_seektrace",
+            f"/usr/{a.mandir}/man1/seektrace.1", f"/usr/{a.mandir}/man7/libseektrace.7",
+            f"/usr/{a.libexecdir}/seektrace/fseek2006"]
     missing = [w for w in want if w not in paths]
     check(not missing, f"the package holds the library, command, headers, pkg-config and "
           f"CMake files, completions, man pages and demo (missing: {missing})")
@@ -261,13 +264,13 @@ def deb(a, work):
     root = os.path.join(work, "root")
     run(["dpkg", "-x", debs[0], root])
     env = clean_env()
-    demo = os.path.join(root, "usr", "libexec", "seektrace", "fseek2006")
+    demo = os.path.join(root, "usr", a.libexecdir, "seektrace", "fseek2006")
     dat = os.path.join(work, "demo.dat")
     args = [dat, "--buffer", "131072", "--seeks", "2000"]
     untraced = run([demo, *args], env=env)  # also creates the 4 MiB file
     report = os.path.join(work, "run.json")
     # The unpacked command finds the unpacked library (../lib), nothing else.
-    traced = run([os.path.join(root, "usr", "bin", "seektrace"), "run", "--json", "-o", report,
+    traced = run([os.path.join(root, "usr", a.bindir, "seektrace"), "run", "--json", "-o", report,
                   "--", demo, *args], env=env)
     check(traced.stdout == untraced.stdout,
           f"the demo's output under seektrace run is its own ({traced.stdout.strip()})")
@@ -281,9 +284,9 @@ def deb(a, work):
     check(f["requested_bytes"] == prog["requested"],
           f"demo: requested {f['requested_bytes']} = {prog['requested']}")
     # Its pkg-config file, unpacked elsewhere, still points at its own files.
-    penv = dict(env, PKG_CONFIG_PATH=os.path.join(root, "usr", "lib", "pkgconfig"))
+    penv = dict(env, PKG_CONFIG_PATH=os.path.join(root, "usr", a.libdir, "pkgconfig"))
     preload = run(["pkg-config", "--variable=preload", "seektrace"], env=penv).stdout.strip()
-    check(os.path.realpath(preload) == os.path.realpath(os.path.join(root, "usr", "lib",
+    check(os.path.realpath(preload) == os.path.realpath(os.path.join(root, "usr", a.libdir,
                                                                      "libseektrace.so")),
           f"the unpacked seektrace.pc names the unpacked library ({preload})")
 
@@ -293,6 +296,9 @@ def main():
     ap.add_argument("what", choices=["cmake-consumer", "pkgconfig-consumer", "deb"])
     ap.add_argument("--build", required=True)
     ap.add_argument("--prefix", default="/usr/local")
+    for d, default in (("bindir", "bin"), ("libdir", "lib"), ("includedir", "include"),
+                       ("libexecdir", "libexec"), ("datadir", "share"), ("mandir", "share/man")):
+        ap.add_argument(f"--{d}", default=default, help=f"CMAKE_INSTALL_{d.upper()} (relative)")
     ap.add_argument("--cmake", default="cmake")
     ap.add_argument("--ctest", default="ctest")
     ap.add_argument("--cpack", default="cpack")
