@@ -12,8 +12,8 @@
 #     check's limits), except inside a quoted example of another command
 #     ('seektrace run --trace DIR'); in an option line, "--long ARG, -s"
 #     or "-s, --long ARG" makes -s an alias;
-#   - an option's value: a list a|b|c anywhere beside it gives its choices,
-#     else the word after it in its option line (or its first mention):
+#   - an option's value: a list a|b|c anywhere beside it (after a space or
+#     '=') gives its choices, else the word after it in its first mention:
 #     DIR completes directories, FILE, PATH and GLOB files, any other
 #     upper-case word a value with nothing to complete, none a flag;
 #     "repeatable" in its description lets zsh offer it again;
@@ -95,7 +95,7 @@ macro(st_parse sub)
   string(REPLACE "]" ")" help "${help}")
   string(REGEX REPLACE "'seektrace[^']*'" "''" help "${help}")
   set(opts_${sub} "")
-  string(REGEX MATCHALL "(^|[^a-zA-Z0-9_-])--[a-z][a-z0-9-]*( [A-Z]+(,[A-Z]+)*| [a-z0-9]+(\\|[a-z0-9]+)+)?"
+  string(REGEX MATCHALL "(^|[^a-zA-Z0-9_-])--[a-z][a-z0-9-]*([ =][A-Z]+(,[A-Z]+)*|[ =][a-z0-9]+(\\|[a-z0-9]+)+)?"
          mentions "${help}")
   foreach(m IN LISTS mentions)
     string(REGEX MATCH "--[a-z][a-z0-9-]*" opt "${m}")
@@ -104,10 +104,10 @@ macro(st_parse sub)
       set(kind_${sub}_${opt} flag)
       set(group_${sub}_${opt} ${opt})
     endif()
-    if(m MATCHES " ([a-z0-9]+(\\|[a-z0-9]+)+)$")
+    if(m MATCHES "[ =]([a-z0-9]+(\\|[a-z0-9]+)+)$")
       string(REPLACE "|" ";" choices_${sub}_${opt} "${CMAKE_MATCH_1}")
       set(kind_${sub}_${opt} choices)
-    elseif(m MATCHES " ([A-Z]+(,[A-Z]+)*)$" AND kind_${sub}_${opt} STREQUAL "flag")
+    elseif(m MATCHES "[ =]([A-Z]+(,[A-Z]+)*)$" AND kind_${sub}_${opt} STREQUAL "flag")
       set(meta ${CMAKE_MATCH_1})
       if(meta STREQUAL "DIR")
         set(kind_${sub}_${opt} dir)

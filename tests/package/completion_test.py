@@ -46,7 +46,7 @@ def parse(seektrace):
             if m and "--" in m.group(1):
                 opts |= set(re.findall(r"(?:^|[ ,])(-[a-zA-Z])(?=,| |$)", m.group(1)))
         choices = {}
-        for opt, vals in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*) ([a-z0-9]+(?:\|[a-z0-9]+)+)", text):
+        for opt, vals in re.findall(r"(?<![\w-])(--[a-z][a-z0-9-]*)[ =]([a-z0-9]+(?:\|[a-z0-9]+)+)", text):
             choices[opt] = vals.split("|")
         table[sub] = (opts, choices)
     return subs, table
