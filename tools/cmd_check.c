@@ -18,24 +18,38 @@ static const char usage[] =
     "usage: seektrace check LIMITS [OPTIONS] TRACE|DIR|REPORT.json ...\n"
     "\n"
     "Checks every file each process read against the limits; prints each violation\n"
-    "with the file, the process, its worst call site and the numbers.\n"
+    "with the file, the process, its worst call site and the numbers. Options may\n"
+    "come before or after the inputs; '--' ends them.\n"
     "\n"
     "Limits (at least one):\n"
     "  --max-amplification X   kernel bytes read / bytes delivered at most X (a file\n"
     "                          read from the kernel but never delivered counts as\n"
-    "                          infinitely amplified)\n"
+    "                          infinitely amplified, unless the process wrote it:\n"
+    "                          a file only written is not judged by this limit)\n"
     "  --max-read-syscalls N   at most N read syscalls per file\n"
     "  --max-reread-bytes B    at most B bytes read again (4k, 1M, 2G ...)\n"
     "Options:\n"
     "  --file GLOB             only files whose path matches GLOB (repeatable; '*'\n"
-    "                          matches '/' too)\n"
+    "                          matches '/' too); a GLOB no file matches is an error\n"
+    "  --site GLOB             check the call sites whose description matches GLOB\n"
+    "                          ('main (app.c:42)', 'parse+0x1c (libfoo.so)';\n"
+    "                          repeatable), each on its own figures, instead of\n"
+    "                          whole files; a GLOB no site matches is an error\n"
     "  --min-bytes B           ignore files with fewer kernel bytes read than B\n"
+    "  --min-waste B           the amplification limit applies only where at least\n"
+    "                          B bytes were read from the kernel and never delivered\n"
+    "                          (default " CHECK_DEFAULT_MIN_WASTE_TEXT "; 0 judges every file)\n"
     "  --format text|json|junit  output: text (default), JSON (seektrace.check/1), or\n"
-    "                          JUnit XML for test dashboards (a test case per file)\n"
+    "                          JUnit XML for test dashboards (a test case per command\n"
+    "                          and file, or site, named without pids)\n"
+    "  --keep-going            skip inputs that cannot be read (corrupt, truncated):\n"
+    "                          each is named on stderr and in the output; exit 3\n"
     "  --help                  this text\n"
     "\n"
-    "Exit status: 0 all within limits, 1 a violation, 2 bad usage or an input that\n"
-    "cannot be read (one line names the file, what is wrong and where).\n";
+    "Exit status: 0 all within limits, 1 a violation, 2 bad usage, a --file or\n"
+    "--site that matches nothing, or an input that cannot be read (one line names\n"
+    "the file, what is wrong and where), 3 no violation but --keep-going skipped\n"
+    "inputs.\n";
 
 void check_opts_init(struct check_opts *o)
 {
@@ -43,7 +57,24 @@ void check_opts_init(struct check_opts *o)
     o->max_amplification = -1;
     o->max_read_syscalls = -1;
     o->max_reread_bytes = -1;
+    o->min_waste = CHECK_DEFAULT_MIN_WASTE;
     o->format = "text";
+}
+
+void check_opts_free(struct check_opts *o)
+{
+    free(o->globs);
+    free(o->site_globs);
+    o->globs = o->site_globs = NULL;
+}
+
+static void add_glob(const char ***list, size_t *n, const char *v)
+{
+    const char **g = realloc(*list, (*n + 1) * sizeof *g);
+    if (!g)
+        tool_bad_input("out of memory");
+    g[(*n)++] = v;
+    *list = g;
 }
 
 int check_opts_parse(struct check_opts *o, const char *cmd, int argc, char **argv, int *i)
@@ -75,12 +106,14 @@ int check_opts_parse(struct check_opts *o, const char *cmd, int argc, char **arg
         if (st_parse_size(v, &size) != 0)
             tool_usage_error(cmd, "--min-bytes takes a size like 4k or 1M, not '%s'", v);
         o->min_bytes = size;
+    } else if (opt_value(cmd, argc, argv, i, "--min-waste", &v)) {
+        if (st_parse_size(v, &size) != 0)
+            tool_usage_error(cmd, "--min-waste takes a size like 0, 64k or 1M, not '%s'", v);
+        o->min_waste = size;
     } else if (opt_value(cmd, argc, argv, i, "--file", &v)) {
-        const char **g = realloc(o->globs, (o->nglobs + 1) * sizeof *g);
-        if (!g)
-            tool_bad_input("out of memory");
-        g[o->nglobs++] = v;
-        o->globs = g;
+        add_glob(&o->globs, &o->nglobs, v);
+    } else if (opt_value(cmd, argc, argv, i, "--site", &v)) {
+        add_glob(&o->site_globs, &o->nsite_globs, v);
     } else if (opt_value(cmd, argc, argv, i, "--format", &v)) {
         if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0 && strcmp(v, "junit") != 0)
             tool_usage_error(cmd, "--format takes text, json or junit, not '%s'", v);
@@ -96,13 +129,17 @@ struct violation {
     long pid;
     const char *limit;  /* "amplification", "read_syscalls", "reread_bytes" */
     double value, max;
-    struct st_counts c; /* the file's figures (by_call unused) */
+    struct st_counts c; /* the file's (or site's) figures (by_call unused) */
     char *what;         /* the line printed */
 };
 
+/* A JUnit test case: one per command and file (or site), over all the
+ * processes that ran that command, so that its name is the same in every
+ * run of the job. */
 struct tcase {
     char *name, *classname;
-    size_t first_violation, nviolations;
+    size_t *violations; /* indexes into cctx.v */
+    size_t nviolations;
 };
 
 struct cctx {
@@ -111,22 +148,40 @@ struct cctx {
     size_t nv, capv;
     struct tcase *cases;
     size_t ncases, capcases;
-    size_t processes, files;
+    size_t processes, files, sites;
+    size_t written_only; /* files not judged by amplification: written, nothing delivered */
+    size_t below_floor;  /* files (or sites) under --min-waste */
+    size_t *glob_hits, *site_hits;
+    struct skipped skipped;
 };
 
-static int wanted(const struct check_opts *o, const struct st_report_file *f)
+static int glob_match(const char *const *globs, size_t n, size_t *hits, const char *s)
 {
-    if (f->counts.kernel_read_bytes < o->min_bytes)
-        return 0;
-    if (!o->nglobs)
-        return 1;
-    for (size_t i = 0; i < o->nglobs; i++)
-        if (fnmatch(o->globs[i], f->path, 0) == 0)
-            return 1;
-    return 0;
+    int any = 0;
+    for (size_t i = 0; i < n; i++)
+        if (fnmatch(globs[i], s, 0) == 0) {
+            hits[i]++;
+            any = 1;
+        }
+    return any;
 }
 
-static void add_violation(struct cctx *c, const struct process *p, const struct st_report_file *f,
+static int wanted(struct cctx *c, const struct st_report_file *f)
+{
+    const struct check_opts *o = c->o;
+    if (o->nglobs && !glob_match(o->globs, o->nglobs, c->glob_hits, f->path))
+        return 0;
+    return f->counts.kernel_read_bytes >= o->min_bytes;
+}
+
+/* What is judged: a file, or one of its call sites (--site). */
+struct subject {
+    const struct st_report_file *file;
+    const char *site;          /* its description; NULL: a whole file without sites */
+    const struct st_counts *k; /* the figures judged */
+};
+
+static void add_violation(struct cctx *c, const struct process *p, const struct subject *s,
                           const char *limit, double value, double max)
 {
     if (c->nv == c->capv) {
@@ -137,8 +192,8 @@ static void add_violation(struct cctx *c, const struct process *p, const struct 
     }
     struct violation *v = &c->v[c->nv++];
     memset(v, 0, sizeof *v);
-    v->path = strdup(f->path);
-    char cmd[200], site[512], b1[32], b2[32], n1[32], a[32], m[32];
+    v->path = strdup(s->file->path);
+    char cmd[200], b1[32], b2[32], n1[32], a[32], m[32];
     argv_line(&p->report, cmd, sizeof cmd);
     v->cmd = strdup(cmd);
     v->source = strdup(p->source);
@@ -146,34 +201,109 @@ static void add_violation(struct cctx *c, const struct process *p, const struct 
     v->limit = limit;
     v->value = value;
     v->max = max;
-    v->c = f->counts;
-    const struct st_report_site *top = f->nsites ? &f->sites[0] : NULL;
-    if (top && top->nframes) {
-        st_frame_describe(&top->frames[0], site, sizeof site);
-        v->site = strdup(site);
-    }
+    v->c = *s->k;
+    if (s->site)
+        v->site = strdup(s->site);
     char head[256];
     if (strcmp(limit, "amplification") == 0) {
         snprintf(m, sizeof m, "%gx", max); /* the limit as given, 0 too */
         snprintf(head, sizeof head, "amplification %s exceeds %s",
                  isinf(value) ? "unbounded (nothing delivered)" : st_fmt_ratio(a, sizeof a, value),
                  m);
-    }
-    else if (strcmp(limit, "read_syscalls") == 0)
-        snprintf(head, sizeof head, "%s read syscalls exceed %s",
-                 st_fmt_count(n1, sizeof n1, (uint64_t)value), st_fmt_count(m, sizeof m, (uint64_t)max));
-    else
+    } else if (strcmp(limit, "read_syscalls") == 0) {
+        snprintf(head, sizeof head, "%s read syscall%s exceed%s %s",
+                 st_fmt_count(n1, sizeof n1, (uint64_t)value), value == 1 ? "" : "s",
+                 value == 1 ? "s" : "", st_fmt_count(m, sizeof m, (uint64_t)max));
+    } else {
         snprintf(head, sizeof head, "%s re-read exceeds %s",
                  st_fmt_bytes(n1, sizeof n1, (uint64_t)value), st_fmt_bytes(m, sizeof m, (uint64_t)max));
+    }
     char line[2048];
+    const char *where = !s->site ? "" : c->o->nsite_globs ? "; site: " : "; worst site: ";
     snprintf(line, sizeof line,
-             "%s: %s: pid %ld (%s): %s read from the kernel in %s read syscalls to deliver %s%s%s",
-             f->path, head, p->report.pid, cmd,
-             st_fmt_bytes(b1, sizeof b1, f->counts.kernel_read_bytes),
-             st_fmt_count(n1, sizeof n1, f->counts.read_syscalls),
-             st_fmt_bytes(b2, sizeof b2, f->counts.delivered_bytes), v->site ? "; worst site: " : "",
-             v->site ? v->site : "");
+             "%s: %s: pid %ld (%s): %s read from the kernel in %s read syscall%s to deliver %s%s%s",
+             s->file->path, head, p->report.pid, cmd,
+             st_fmt_bytes(b1, sizeof b1, s->k->kernel_read_bytes),
+             st_fmt_count(n1, sizeof n1, s->k->read_syscalls), s->k->read_syscalls == 1 ? "" : "s",
+             st_fmt_bytes(b2, sizeof b2, s->k->delivered_bytes), where, s->site ? s->site : "");
     v->what = strdup(line);
+}
+
+/* "seektrace.<command>": the program's name, never its pid; dots would make
+ * JUnit readers see packages. */
+static void case_class(const struct process *p, char *buf, size_t size)
+{
+    const char *a0 = p->report.argc > 0 ? p->report.argv[0] : p->exe;
+    const char *base = a0 && strrchr(a0, '/') ? strrchr(a0, '/') + 1 : a0;
+    snprintf(buf, size, "seektrace.%s", base && *base ? base : "process");
+    for (char *q = buf + strlen("seektrace."); *q; q++)
+        if (*q == '.')
+            *q = '_';
+}
+
+static void add_case(struct cctx *c, const struct process *p, const struct subject *s,
+                     size_t first_violation)
+{
+    char cls[256], name[4096];
+    case_class(p, cls, sizeof cls);
+    if (c->o->nsite_globs)
+        snprintf(name, sizeof name, "%s -> %s", s->site, s->file->path);
+    else
+        snprintf(name, sizeof name, "%s", s->file->path);
+    struct tcase *t = NULL;
+    for (size_t i = 0; i < c->ncases && !t; i++)
+        if (strcmp(c->cases[i].name, name) == 0 && strcmp(c->cases[i].classname, cls) == 0)
+            t = &c->cases[i];
+    if (!t) {
+        if (c->ncases == c->capcases) {
+            c->capcases = c->capcases ? c->capcases * 2 : 64;
+            c->cases = realloc(c->cases, c->capcases * sizeof *c->cases);
+            if (!c->cases)
+                tool_bad_input("out of memory");
+        }
+        t = &c->cases[c->ncases++];
+        memset(t, 0, sizeof *t);
+        t->name = strdup(name);
+        t->classname = strdup(cls);
+    }
+    size_t more = c->nv - first_violation;
+    if (!more)
+        return;
+    size_t *v = realloc(t->violations, (t->nviolations + more) * sizeof *v);
+    if (!v)
+        tool_bad_input("out of memory");
+    t->violations = v;
+    for (size_t k = first_violation; k < c->nv; k++)
+        t->violations[t->nviolations++] = k;
+}
+
+static void judge(struct cctx *c, const struct process *p, const struct subject *s)
+{
+    const struct check_opts *o = c->o;
+    const struct st_counts *k = s->k;
+    size_t before = c->nv;
+    if (o->max_amplification >= 0 && k->kernel_read_bytes) {
+        /* Written and never delivered (an assembler's output, a file opened
+         * "w+"): its reads are the write path's, not a reader's waste. */
+        int written_only = !k->delivered_bytes && (k->write_syscalls || k->kernel_write_bytes);
+        if (written_only)
+            c->written_only++;
+        else if (st_counts_wasted_bytes(k) < o->min_waste)
+            c->below_floor++;
+        else {
+            double amp = k->delivered_bytes ? st_counts_amplification(k) : INFINITY;
+            if (amp > o->max_amplification)
+                add_violation(c, p, s, "amplification", amp, o->max_amplification);
+        }
+    }
+    if (o->max_read_syscalls >= 0 && k->read_syscalls > (uint64_t)o->max_read_syscalls)
+        add_violation(c, p, s, "read_syscalls", (double)k->read_syscalls,
+                      (double)o->max_read_syscalls);
+    if (o->max_reread_bytes >= 0 && k->reread_bytes > (uint64_t)o->max_reread_bytes)
+        add_violation(c, p, s, "reread_bytes", (double)k->reread_bytes,
+                      (double)o->max_reread_bytes);
+    if (strcmp(o->format, "junit") == 0)
+        add_case(c, p, s, before);
 }
 
 static int on_process(struct process *p, void *vctx)
@@ -181,44 +311,59 @@ static int on_process(struct process *p, void *vctx)
     struct cctx *c = vctx;
     const struct check_opts *o = c->o;
     c->processes++;
-    char cmd[200];
-    argv_line(&p->report, cmd, sizeof cmd);
     for (size_t i = 0; i < p->report.nfiles; i++) {
         const struct st_report_file *f = &p->report.files[i];
-        if (!wanted(o, f))
+        if (!wanted(c, f))
             continue;
         c->files++;
-        size_t before = c->nv;
-        const struct st_counts *k = &f->counts;
-        if (o->max_amplification >= 0 && k->kernel_read_bytes) {
-            double amp = k->delivered_bytes ? st_counts_amplification(k) : INFINITY;
-            if (amp > o->max_amplification)
-                add_violation(c, p, f, "amplification", amp, o->max_amplification);
+        char desc[512];
+        if (!o->nsite_globs) {
+            const struct st_report_site *top = f->nsites ? &f->sites[0] : NULL;
+            struct subject s = {f, NULL, &f->counts};
+            if (top && top->nframes)
+                s.site = st_frame_describe(&top->frames[0], desc, sizeof desc);
+            judge(c, p, &s);
+            continue;
         }
-        if (o->max_read_syscalls >= 0 && k->read_syscalls > (uint64_t)o->max_read_syscalls)
-            add_violation(c, p, f, "read_syscalls", (double)k->read_syscalls,
-                          (double)o->max_read_syscalls);
-        if (o->max_reread_bytes >= 0 && k->reread_bytes > (uint64_t)o->max_reread_bytes)
-            add_violation(c, p, f, "reread_bytes", (double)k->reread_bytes,
-                          (double)o->max_reread_bytes);
-        if (strcmp(o->format, "junit") == 0) {
-            if (c->ncases == c->capcases) {
-                c->capcases = c->capcases ? c->capcases * 2 : 64;
-                c->cases = realloc(c->cases, c->capcases * sizeof *c->cases);
-                if (!c->cases)
-                    tool_bad_input("out of memory");
-            }
-            struct tcase *t = &c->cases[c->ncases++];
-            t->name = strdup(f->path);
-            char cls[256];
-            snprintf(cls, sizeof cls, "seektrace.pid%ld", p->report.pid);
-            t->classname = strdup(cls);
-            t->first_violation = before;
-            t->nviolations = c->nv - before;
+        for (size_t k = 0; k < f->nsites; k++) {
+            const struct st_report_site *site = &f->sites[k];
+            st_frame_describe(site->nframes ? &site->frames[0] : NULL, desc, sizeof desc);
+            if (!glob_match(o->site_globs, o->nsite_globs, c->site_hits, desc))
+                continue;
+            c->sites++;
+            struct subject s = {f, desc, &site->counts};
+            judge(c, p, &s);
         }
     }
     progress_step(c->processes, 0);
     return 0;
+}
+
+/* A --file or --site that matched nothing is a mistake (a typo passes
+ * every gate): one line naming them, exit 2. */
+static void unmatched_globs(const struct cctx *c)
+{
+    const struct check_opts *o = c->o;
+    char list[1024] = "";
+    size_t n = 0, used = 0;
+    for (int site = 0; site < 2; site++) {
+        const char *const *globs = site ? o->site_globs : o->globs;
+        const size_t *hits = site ? c->site_hits : c->glob_hits;
+        for (size_t i = 0; i < (site ? o->nsite_globs : o->nglobs); i++) {
+            if (hits[i])
+                continue;
+            int k = snprintf(list + used, sizeof list - used, "%s--%s '%s'", n ? ", " : "",
+                             site ? "site" : "file", globs[i]);
+            if (k > 0 && (size_t)k < sizeof list - used)
+                used += (size_t)k;
+            n++;
+        }
+    }
+    if (n)
+        tool_bad_input("check: %s match%s nothing in the %zu process%s read; nothing was "
+                       "checked against %s",
+                       list, n == 1 ? "es" : "", c->processes, c->processes == 1 ? "" : "es",
+                       n == 1 ? "it" : "them");
 }
 
 /* XML 1.0 text, well-formed UTF-8 as JSON's strings are (name_text.h). */
@@ -253,104 +398,161 @@ static void json_num(FILE *f, double x)
         fprintf(f, "%.6g", x);
 }
 
+static void print_json(FILE *f, const struct cctx *c)
+{
+    const struct check_opts *o = c->o;
+    fprintf(f, "{\"schema\":\"seektrace.check/1\",\"passed\":%s,\"limits\":{",
+            c->nv ? "false" : "true");
+    int comma = 0;
+    if (o->max_amplification >= 0) {
+        fprintf(f, "\"max_amplification\":");
+        json_num(f, o->max_amplification);
+        comma = 1;
+    }
+    if (o->max_read_syscalls >= 0)
+        fprintf(f, "%s\"max_read_syscalls\":%" PRId64, comma++ ? "," : "", o->max_read_syscalls);
+    if (o->max_reread_bytes >= 0)
+        fprintf(f, "%s\"max_reread_bytes\":%" PRId64, comma++ ? "," : "", o->max_reread_bytes);
+    fprintf(f, "%s\"min_bytes\":%" PRIu64 ",\"min_waste\":%" PRIu64 "},\"checked\":{"
+               "\"processes\":%zu,\"files\":%zu",
+            comma ? "," : "", o->min_bytes, o->min_waste, c->processes, c->files);
+    if (o->nsite_globs)
+        fprintf(f, ",\"sites\":%zu", c->sites);
+    fprintf(f, ",\"written_only\":%zu,\"below_min_waste\":%zu},\"violations\":[", c->written_only,
+            c->below_floor);
+    for (size_t i = 0; i < c->nv; i++) {
+        const struct violation *v = &c->v[i];
+        fprintf(f, "%s{\"path\":", i ? "," : "");
+        json_str(f, v->path);
+        fprintf(f, ",\"pid\":%ld,\"command\":", v->pid);
+        json_str(f, v->cmd);
+        fprintf(f, ",\"source\":");
+        json_str(f, v->source);
+        fprintf(f, ",\"limit\":\"%s\",\"value\":", v->limit);
+        json_num(f, v->value);
+        fprintf(f, ",\"max\":");
+        json_num(f, v->max);
+        fprintf(f, ",\"site\":");
+        if (v->site)
+            json_str(f, v->site);
+        else
+            fputs("null", f);
+        fprintf(f, ",\"kernel_read_bytes\":%" PRIu64 ",\"delivered_bytes\":%" PRIu64
+                   ",\"read_syscalls\":%" PRIu64 ",\"reread_bytes\":%" PRIu64 ",\"message\":",
+                v->c.kernel_read_bytes, v->c.delivered_bytes, v->c.read_syscalls,
+                v->c.reread_bytes);
+        json_str(f, v->what);
+        fputc('}', f);
+    }
+    fprintf(f, "]");
+    if (c->skipped.n) {
+        fprintf(f, ",\"skipped\":[");
+        skipped_json(f, &c->skipped);
+        fprintf(f, "]");
+    }
+    fprintf(f, "}\n");
+}
+
+/* Each input --keep-going skipped is a test case in error: the dashboard
+ * shows that part of the job was not checked. */
+static void print_junit(FILE *f, const struct cctx *c)
+{
+    size_t failing = 0;
+    for (size_t i = 0; i < c->ncases; i++)
+        failing += c->cases[i].nviolations > 0;
+    size_t tests = c->ncases + c->skipped.n;
+    fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+               "<testsuites name=\"seektrace check\" tests=\"%zu\" failures=\"%zu\" "
+               "errors=\"%zu\">\n"
+               "  <testsuite name=\"seektrace check\" tests=\"%zu\" failures=\"%zu\" "
+               "errors=\"%zu\">\n",
+            tests, failing, c->skipped.n, tests, failing, c->skipped.n);
+    for (size_t i = 0; i < c->ncases; i++) {
+        const struct tcase *t = &c->cases[i];
+        fprintf(f, "    <testcase classname=\"");
+        xml(f, t->classname);
+        fprintf(f, "\" name=\"");
+        xml(f, t->name);
+        if (!t->nviolations) {
+            fprintf(f, "\"/>\n");
+            continue;
+        }
+        fprintf(f, "\">\n");
+        for (size_t k = 0; k < t->nviolations; k++) {
+            const struct violation *v = &c->v[t->violations[k]];
+            fprintf(f, "      <failure type=\"%s\" message=\"", v->limit);
+            xml(f, v->what);
+            fprintf(f, "\"/>\n");
+        }
+        fprintf(f, "    </testcase>\n");
+    }
+    for (size_t i = 0; i < c->skipped.n; i++) {
+        fprintf(f, "    <testcase classname=\"seektrace.input\" name=\"");
+        xml(f, c->skipped.paths[i]);
+        fprintf(f, "\">\n      <error type=\"unreadable\" message=\"");
+        xml(f, c->skipped.errors[i]);
+        fprintf(f, "\"/>\n    </testcase>\n");
+    }
+    fprintf(f, "  </testsuite>\n</testsuites>\n");
+}
+
+static void print_text(FILE *f, const struct cctx *c)
+{
+    for (size_t i = 0; i < c->nv; i++)
+        fprintf(f, "%s\n", c->v[i].what);
+    for (size_t i = 0; i < c->skipped.n; i++)
+        fprintf(f, "skipped (--keep-going): %s\n", c->skipped.errors[i]);
+    char what[128];
+    if (c->o->nsite_globs)
+        snprintf(what, sizeof what, "%zu site%s in %zu file%s", c->sites, c->sites == 1 ? "" : "s",
+                 c->files, c->files == 1 ? "" : "s");
+    else
+        snprintf(what, sizeof what, "%zu file%s", c->files, c->files == 1 ? "" : "s");
+    if (c->nv)
+        fprintf(f, "seektrace check: FAILED: %zu violation%s in %s checked of %zu process%s",
+                c->nv, c->nv == 1 ? "" : "s", what, c->processes, c->processes == 1 ? "" : "es");
+    else
+        fprintf(f, "seektrace check: passed: %s of %zu process%s within limits", what,
+                c->processes, c->processes == 1 ? "" : "es");
+    if (c->skipped.n)
+        fprintf(f, "; %zu input%s skipped, unreadable", c->skipped.n,
+                c->skipped.n == 1 ? "" : "s");
+    fprintf(f, "\n");
+}
+
 int check_run(const struct check_opts *o, char **paths, int npaths)
 {
     struct cctx c;
     memset(&c, 0, sizeof c);
     c.o = o;
+    c.glob_hits = calloc(o->nglobs + 1, sizeof *c.glob_hits);
+    c.site_hits = calloc(o->nsite_globs + 1, sizeof *c.site_hits);
+    if (!c.glob_hits || !c.site_hits)
+        tool_bad_input("out of memory");
     struct load_opts lo = {0, 1};
     progress_start("checking", (uint64_t)npaths);
     for (int i = 0; i < npaths; i++) {
         char err[ST_TRACE_ERROR_MAX];
-        if (load_file(paths[i], &lo, on_process, &c, err) != 0)
+        if (load_file(paths[i], &lo, on_process, &c, err) == 0)
+            continue;
+        if (!o->keep_going)
             tool_bad_input("%s", err);
+        skipped_add(&c.skipped, paths[i], err);
     }
     progress_end();
+    if (npaths && c.skipped.n == (size_t)npaths)
+        tool_bad_input("none of the %d inputs could be read", npaths);
+    unmatched_globs(&c);
     FILE *f = stdout;
-    if (strcmp(o->format, "json") == 0) {
-        fprintf(f, "{\"schema\":\"seektrace.check/1\",\"passed\":%s,\"limits\":{",
-                c.nv ? "false" : "true");
-        int comma = 0;
-        if (o->max_amplification >= 0) {
-            fprintf(f, "\"max_amplification\":");
-            json_num(f, o->max_amplification);
-            comma = 1;
-        }
-        if (o->max_read_syscalls >= 0)
-            fprintf(f, "%s\"max_read_syscalls\":%" PRId64, comma++ ? "," : "", o->max_read_syscalls);
-        if (o->max_reread_bytes >= 0)
-            fprintf(f, "%s\"max_reread_bytes\":%" PRId64, comma++ ? "," : "", o->max_reread_bytes);
-        fprintf(f, "%s\"min_bytes\":%" PRIu64 "},\"checked\":{\"processes\":%zu,\"files\":%zu},"
-                   "\"violations\":[",
-                comma ? "," : "", o->min_bytes, c.processes, c.files);
-        for (size_t i = 0; i < c.nv; i++) {
-            struct violation *v = &c.v[i];
-            fprintf(f, "%s{\"path\":", i ? "," : "");
-            json_str(f, v->path);
-            fprintf(f, ",\"pid\":%ld,\"command\":", v->pid);
-            json_str(f, v->cmd);
-            fprintf(f, ",\"source\":");
-            json_str(f, v->source);
-            fprintf(f, ",\"limit\":\"%s\",\"value\":", v->limit);
-            json_num(f, v->value);
-            fprintf(f, ",\"max\":");
-            json_num(f, v->max);
-            fprintf(f, ",\"site\":");
-            if (v->site)
-                json_str(f, v->site);
-            else
-                fputs("null", f);
-            fprintf(f, ",\"kernel_read_bytes\":%" PRIu64 ",\"delivered_bytes\":%" PRIu64
-                       ",\"read_syscalls\":%" PRIu64 ",\"reread_bytes\":%" PRIu64 ",\"message\":",
-                    v->c.kernel_read_bytes, v->c.delivered_bytes, v->c.read_syscalls,
-                    v->c.reread_bytes);
-            json_str(f, v->what);
-            fputc('}', f);
-        }
-        fprintf(f, "]}\n");
-    } else if (strcmp(o->format, "junit") == 0) {
-        size_t failing = 0;
-        for (size_t i = 0; i < c.ncases; i++)
-            failing += c.cases[i].nviolations > 0;
-        fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-                   "<testsuites name=\"seektrace check\" tests=\"%zu\" failures=\"%zu\">\n"
-                   "  <testsuite name=\"seektrace check\" tests=\"%zu\" failures=\"%zu\">\n",
-                c.ncases, failing, c.ncases, failing);
-        for (size_t i = 0; i < c.ncases; i++) {
-            struct tcase *t = &c.cases[i];
-            fprintf(f, "    <testcase classname=\"");
-            xml(f, t->classname);
-            fprintf(f, "\" name=\"");
-            xml(f, t->name);
-            if (!t->nviolations) {
-                fprintf(f, "\"/>\n");
-                continue;
-            }
-            fprintf(f, "\">\n");
-            for (size_t k = 0; k < t->nviolations; k++) {
-                struct violation *v = &c.v[t->first_violation + k];
-                fprintf(f, "      <failure type=\"%s\" message=\"", v->limit);
-                xml(f, v->what);
-                fprintf(f, "\"/>\n");
-            }
-            fprintf(f, "    </testcase>\n");
-        }
-        fprintf(f, "  </testsuite>\n</testsuites>\n");
-    } else {
-        for (size_t i = 0; i < c.nv; i++)
-            fprintf(f, "%s\n", c.v[i].what);
-        if (c.nv)
-            fprintf(f, "seektrace check: FAILED: %zu violation%s in %zu file%s checked of %zu "
-                       "process%s\n",
-                    c.nv, c.nv == 1 ? "" : "s", c.files, c.files == 1 ? "" : "s", c.processes,
-                    c.processes == 1 ? "" : "es");
-        else
-            fprintf(f, "seektrace check: passed: %zu file%s of %zu process%s within limits\n",
-                    c.files, c.files == 1 ? "" : "s", c.processes, c.processes == 1 ? "" : "es");
-    }
+    if (strcmp(o->format, "json") == 0)
+        print_json(f, &c);
+    else if (strcmp(o->format, "junit") == 0)
+        print_junit(f, &c);
+    else
+        print_text(f, &c);
     if (fflush(f) != 0)
         tool_bad_input("cannot write the output");
-    int rc = c.nv ? EXIT_VIOLATION : 0;
+    int rc = c.nv ? EXIT_VIOLATION : c.skipped.n ? EXIT_SKIPPED : 0;
     for (size_t i = 0; i < c.nv; i++) {
         free(c.v[i].path);
         free(c.v[i].cmd);
@@ -362,8 +564,12 @@ int check_run(const struct check_opts *o, char **paths, int npaths)
     for (size_t i = 0; i < c.ncases; i++) {
         free(c.cases[i].name);
         free(c.cases[i].classname);
+        free(c.cases[i].violations);
     }
     free(c.cases);
+    free(c.glob_hits);
+    free(c.site_hits);
+    skipped_free(&c.skipped);
     return rc;
 }
 
@@ -380,8 +586,10 @@ int cmd_check(int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             out_printf("%s", usage);
             free(pos);
-            free(o.globs);
+            check_opts_free(&o);
             return 0;
+        } else if (strcmp(a, "--keep-going") == 0) {
+            o.keep_going = 1;
         } else if (check_opts_parse(&o, "check", argc, argv, &i)) {
             continue;
         } else if (strcmp(a, "--") == 0) {
@@ -403,6 +611,6 @@ int cmd_check(int argc, char **argv)
     int rc = check_run(&o, in.paths, (int)in.n);
     inputs_free(&in);
     free(pos);
-    free(o.globs);
+    check_opts_free(&o);
     return rc;
 }

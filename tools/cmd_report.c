@@ -22,21 +22,29 @@ static const char usage[] =
     "Prints the report of the traced processes: one process's report exactly as it\n"
     "printed it at exit, or, for several, a line per process and their accounts\n"
     "merged by file. A directory stands for the *.sktrace files in it. JSON reports\n"
-    "written by the library (SEEKTRACE_FORMAT=json) are read too.\n"
+    "are read too: the library's (SEEKTRACE_FORMAT=json) and the command's own\n"
+    "(report --json, run --json). Options may come before or after the inputs;\n"
+    "'--' ends them.\n"
     "\n"
     "  --by file|site|process  what to list: files (default), call sites over all\n"
     "                          processes, or processes\n"
     "  --json                  JSON: seektrace.report/2 for one process,\n"
     "                          seektrace.merged/2 for several\n"
-    "  --top N                 at most N rows in site and process tables (default 20)\n"
+    "  --top N                 at most N rows in site and process tables and, for\n"
+    "                          several processes, the file table (text: 20 sites\n"
+    "                          and processes, 10 files by default; JSON lists all)\n"
     "  --from-events           rebuild the accounts from the events even where the\n"
     "                          trace has a footer (a check of the trace itself)\n"
     "  --stats                 statistics of the trace files instead of a report:\n"
     "                          events, bytes, bytes per event, events by kind\n"
+    "  --keep-going            skip inputs that cannot be read (corrupt, truncated,\n"
+    "                          not a trace): each is named on stderr and in the\n"
+    "                          output, and the exit status is 3\n"
     "  --help                  this text\n"
     "\n"
     "Exit status: 0 success, 2 bad usage or an input that cannot be read (one line\n"
-    "on stderr names the file, what is wrong and the byte offset).\n";
+    "on stderr names the file, what is wrong and the byte offset; with --keep-going\n"
+    "only when none can be), 3 --keep-going skipped some inputs.\n";
 
 /* One line per process, kept for the table at the end. */
 struct prow {
@@ -58,6 +66,7 @@ struct rctx {
     size_t loaded, ninputs;
     int json_started;
     size_t json_count;
+    struct skipped skipped;
     /* single process: rendered directly */
     int single;
 };
@@ -107,6 +116,26 @@ static void write_json_object(const struct process *p, const char *json, size_t 
     }
 }
 
+/* The merged document's head, once, before its first process: an input
+ * that cannot be read (without --keep-going) then leaves stdout empty. */
+static void merged_json_start(struct rctx *c)
+{
+    if (!c->json_started)
+        out_printf("{\"schema\":\"seektrace.merged/2\",\"processes\":[");
+    c->json_started = 1;
+}
+
+/* The inputs --keep-going skipped, in text. */
+static void skipped_text(const struct skipped *s)
+{
+    if (!s->n)
+        return;
+    out_printf("  skipped %zu input%s that could not be read (--keep-going):\n", s->n,
+               s->n == 1 ? "" : "s");
+    for (size_t i = 0; i < s->n; i++)
+        out_printf("    %s\n", s->errors[i]);
+}
+
 static int on_process(struct process *p, void *vctx)
 {
     struct rctx *c = vctx;
@@ -126,6 +155,7 @@ static int on_process(struct process *p, void *vctx)
     if (o->json && o->by != BY_SITE) {
         size_t len;
         char *s = render_report(&p->report, 1, &len);
+        merged_json_start(c);
         out_printf("%s", c->json_count++ ? "," : "");
         write_json_object(p, s, len);
         free(s);
@@ -200,7 +230,8 @@ static uint64_t calls_of(const struct st_counts *c)
     return n;
 }
 
-static void site_table(const struct st_report *m, const struct report_opts *o)
+static void site_table(const struct st_report *m, const struct report_opts *o,
+                       const struct skipped *skipped)
 {
     size_t n = 0;
     for (size_t i = 0; i < m->nfiles; i++)
@@ -213,7 +244,9 @@ static void site_table(const struct st_report *m, const struct report_opts *o)
         for (size_t s = 0; s < m->files[i].nsites; s++)
             rows[k++] = (struct srow){&m->files[i].sites[s], m->files[i].path};
     qsort(rows, n, sizeof *rows, worse_site);
-    size_t top = o->top ? o->top : 20;
+    /* Text shows the worst 20 and says how many more; JSON lists every site
+     * unless --top asks for fewer. */
+    size_t top = o->top ? o->top : o->json ? n : 20;
     if (o->json) {
         out_printf("{\"schema\":\"seektrace.sites/1\",\"sites\":[");
         for (size_t i = 0; i < n && i < top; i++) {
@@ -250,8 +283,16 @@ static void site_table(const struct st_report *m, const struct report_opts *o)
             else
                 out_printf("null}");
         }
-        out_printf("]}\n");
+        out_printf("],\"total_sites\":%zu", n);
+        if (skipped->n) {
+            out_printf(",\"skipped\":[");
+            fflush(stdout);
+            skipped_json(stdout, skipped);
+            out_printf("]");
+        }
+        out_printf("}\n");
     } else {
+        skipped_text(skipped);
         out_printf("  %9s %11s %11s %9s %9s %9s  %s\n", "amplif.", "kernel read", "delivered",
                    "reads", "lseeks", "calls", "site / file");
         for (size_t i = 0; i < n && i < top; i++) {
@@ -358,23 +399,27 @@ static int by_order(const void *a, const void *b)
     return x->given < y->given ? -1 : x->given > y->given;
 }
 
-static int stats(char **paths, size_t n)
+static int stats(const struct report_opts *o, char **paths, size_t n)
 {
     uint64_t all_events = 0, all_bytes = 0, by_kind[32] = {0};
+    struct skipped skipped = {0};
     for (size_t i = 0; i < n; i++) {
         char err[ST_TRACE_ERROR_MAX];
         struct st_trace_reader *r = st_trace_open(paths[i], err);
-        if (!r)
-            tool_bad_input("%s", err);
         struct st_trace_event ev;
-        int k;
+        int k = -1;
         uint64_t events = 0, kinds[32] = {0};
-        while ((k = st_trace_next(r, &ev, err)) == 1) {
+        while (r && (k = st_trace_next(r, &ev, err)) == 1) {
             events++;
             kinds[ev.kind & 31]++;
         }
-        if (k < 0)
+        if (k < 0 && !o->keep_going)
             tool_bad_input("%s", err);
+        if (k < 0) {
+            skipped_add(&skipped, paths[i], err);
+            st_trace_close(r);
+            continue;
+        }
         const struct st_trace_info *in = st_trace_info(r);
         uint64_t bytes = st_trace_bytes_read(r);
         out_printf("%s: pid %ld, %s, %" PRIu64 " events in %" PRIu64 " bytes (%.2f bytes/event), "
@@ -395,13 +440,18 @@ static int stats(char **paths, size_t n)
         if (by_kind[q])
             out_printf("  %-8s %12" PRIu64 "%s\n", st_trace_kind_name(q), by_kind[q],
                        q == ST_EV_READ_REREAD ? " (re-reads)" : "");
-    return 0;
+    skipped_text(&skipped);
+    int rc = skipped.n ? EXIT_SKIPPED : 0;
+    if (n && skipped.n == n)
+        tool_bad_input("none of the %zu inputs could be read", n);
+    skipped_free(&skipped);
+    return rc;
 }
 
 int report_paths(const struct report_opts *o, char **paths, size_t n)
 {
     if (o->stats)
-        return stats(paths, n);
+        return stats(o, paths, n);
     /* Order by start time: a process tree reads top-down. */
     struct order *ord = calloc(n ? n : 1, sizeof *ord);
     if (!ord)
@@ -424,20 +474,27 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
     /* A single trace prints its own report; a single JSON file may hold
      * several processes, so it goes the merged way. */
     c.single = n == 1 && ord[0].start != UINT64_MAX;
-    if (o->json && o->by != BY_SITE && !(c.single && o->by == BY_FILE))
-        out_printf("{\"schema\":\"seektrace.merged/2\",\"processes\":[");
     progress_start("reading traces", n);
+    size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
         char err[ST_TRACE_ERROR_MAX];
-        if (load_file(ord[i].path, &lo, on_process, &c, err) != 0)
+        if (load_file(ord[i].path, &lo, on_process, &c, err) == 0)
+            continue;
+        if (!o->keep_going)
             tool_bad_input("%s", err);
+        skipped_add(&c.skipped, ord[i].path, err);
+        bad++;
     }
     progress_end();
     free(ord);
+    if (n && bad == n)
+        tool_bad_input("none of the %zu inputs could be read", n);
     if (c.single && o->by == BY_FILE) {
         merged_free(c.merged);
         return 0;
     }
+    if (o->json && o->by != BY_SITE)
+        merged_json_start(&c);
     tree_order(c.rows, c.nrows);
     /* The merged report speaks for the root of the tree. */
     struct st_report first;
@@ -452,12 +509,19 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
     merged_report(c.merged, &m, c.nrows ? &first : NULL);
     size_t top = o->top ? o->top : 20;
     if (o->by == BY_SITE) {
-        site_table(&m, o);
+        site_table(&m, o, &c.skipped);
     } else if (o->json) {
         size_t len;
         char *s = render_report(&m, 1, &len);
         out_printf("],\"merged\":");
-        out_write(s, len);
+        /* The rendered object ends in "}\n". */
+        out_write(s, len >= 2 ? len - 1 : len);
+        if (c.skipped.n) {
+            out_printf(",\"skipped\":[");
+            fflush(stdout);
+            skipped_json(stdout, &c.skipped);
+            out_printf("]");
+        }
         out_printf("}\n");
         free(s);
     } else {
@@ -471,6 +535,7 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
         if (complete != c.nrows)
             out_printf(" (%zu not complete)", c.nrows - complete);
         out_printf(": %s  [capture: %s]\n", cmd, m.capture);
+        skipped_text(&c.skipped);
         process_table(c.rows, c.nrows, o->by == BY_PROCESS ? top : (size_t)-1);
         if (o->by == BY_FILE) {
             /* The merged accounts, in the report's own words; its first line
@@ -491,7 +556,9 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
         free(c.rows[i].argv);
     }
     free(c.rows);
-    return 0;
+    int rc = c.skipped.n ? EXIT_SKIPPED : 0;
+    skipped_free(&c.skipped);
+    return rc;
 }
 
 int cmd_report(int argc, char **argv)
@@ -499,11 +566,17 @@ int cmd_report(int argc, char **argv)
     struct report_opts o;
     memset(&o, 0, sizeof o);
     o.by = BY_FILE;
-    int i = 1;
-    for (; i < argc; i++) {
+    /* Options anywhere among the inputs, as in check, export and whatif;
+     * "--" ends them. */
+    char **pos = calloc((size_t)argc + 1, sizeof *pos);
+    int npos = 0;
+    if (!pos)
+        tool_bad_input("out of memory");
+    for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v;
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             out_printf("%s", usage);
+            free(pos);
             return 0;
         } else if (strcmp(a, "--json") == 0) {
             o.json = 1;
@@ -511,6 +584,8 @@ int cmd_report(int argc, char **argv)
             o.from_events = 1;
         } else if (strcmp(a, "--stats") == 0) {
             o.stats = 1;
+        } else if (strcmp(a, "--keep-going") == 0) {
+            o.keep_going = 1;
         } else if (opt_value("report", argc, argv, &i, "--by", &v)) {
             if (strcmp(v, "file") == 0)
                 o.by = BY_FILE;
@@ -527,18 +602,19 @@ int cmd_report(int argc, char **argv)
                 tool_usage_error("report", "--top takes a positive number, not '%s'", v);
             o.top = (size_t)n;
         } else if (strcmp(a, "--") == 0) {
-            i++;
-            break;
+            while (++i < argc)
+                pos[npos++] = argv[i];
         } else if (a[0] == '-' && a[1]) {
             tool_usage_error("report", "unknown option '%s'", a);
         } else {
-            break;
+            pos[npos++] = argv[i];
         }
     }
-    if (i >= argc)
+    if (!npos)
         tool_usage_error("report", "no trace, directory or report given");
     struct inputs in;
-    inputs_collect(argv + i, argc - i, &in);
+    inputs_collect(pos, npos, &in);
+    free(pos);
     int rc = report_paths(&o, in.paths, in.n);
     inputs_free(&in);
     return rc;

@@ -41,7 +41,9 @@ static const char usage[] =
     "                     traces yet; a DIR of mode 1777 lets processes that switch\n"
     "                     user write there too). Without it a private temporary\n"
     "                     directory is used and removed afterwards.\n"
-    "  --output FILE, -o  write the report to FILE instead of stderr\n"
+    "  --output FILE, -o  write the report to FILE instead of stderr; with a check\n"
+    "                     in --format json or junit, the check's document instead\n"
+    "                     (the report then goes to stderr)\n"
     "  --json             the report as JSON (seektrace.report/2 for one process,\n"
     "                     seektrace.merged/2 for several)\n"
     "  --by file|site|process  what the report lists (see seektrace report)\n"
@@ -49,8 +51,10 @@ static const char usage[] =
     "  --check            check the run against the limits that follow (the same\n"
     "                     options as seektrace check: --max-amplification X,\n"
     "                     --max-read-syscalls N, --max-reread-bytes B, --file GLOB,\n"
-    "                     --min-bytes B, --format text|json|junit); giving a limit\n"
-    "                     implies --check\n"
+    "                     --site GLOB, --min-bytes B, --min-waste B, --format\n"
+    "                     text|json|junit); giving a limit implies --check. A\n"
+    "                     JSON or JUnit result goes to stdout (or -o FILE), never\n"
+    "                     into the report on stderr\n"
     "  --quiet, -q        no report (with --check: only the check's result)\n"
     "  --help             this text\n"
     "\n"
@@ -296,7 +300,7 @@ int cmd_run(int argc, char **argv)
     int quiet = 0;
     int i = parse_options(argc, argv, &ro, &co, &trace_dir, &output, &quiet);
     if (i == 0) {
-        free(co.globs);
+        check_opts_free(&co);
         return 0;
     }
     if (i >= argc)
@@ -391,14 +395,22 @@ int cmd_run(int argc, char **argv)
     int rc = WIFEXITED(status) ? WEXITSTATUS(status)
            : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 
-    /* The report goes to stderr (the command's stdout is its own) or FILE. */
+    /* The report goes to stderr (the command's stdout is its own) or FILE.
+     * A check's JSON or JUnit document is for a machine: alone in FILE, or
+     * on stdout after everything the command wrote, never inside the
+     * report. */
     fflush(stdout);
     int saved = dup(1);
-    int out = output ? open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : dup(2);
-    if (out < 0)
+    int machine = co.any && strcmp(co.format, "text") != 0;
+    int file = output ? open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+    if (output && file < 0)
         tool_bad_input("--output %s: %s", output, strerror(errno));
-    dup2(out, 1);
-    close(out);
+    int report_fd = file >= 0 && !machine ? dup(file) : dup(2);
+    int check_fd = !machine ? dup(report_fd) : file >= 0 ? dup(file) : dup(saved);
+    if (file >= 0)
+        close(file);
+    dup2(report_fd, 1);
+    close(report_fd);
     int check_rc = 0;
     if (!has_traces(dir)) {
         if (!quiet)
@@ -413,9 +425,10 @@ int cmd_run(int argc, char **argv)
         if (!quiet)
             report_paths(&ro, in.paths, in.n);
         if (co.any) {
-            if (!quiet)
+            if (!quiet && !machine)
                 out_printf("\n");
             fflush(stdout);
+            dup2(check_fd, 1);
             check_rc = check_run(&co, in.paths, (int)in.n);
         }
         inputs_free(&in);
@@ -423,6 +436,7 @@ int cmd_run(int argc, char **argv)
     fflush(stdout);
     dup2(saved, 1);
     close(saved);
+    close(check_fd);
     if (temporary)
         remove_tree(dir);
     else if (!quiet)
@@ -432,6 +446,6 @@ int cmd_run(int argc, char **argv)
     free(report_pattern);
     free(lib);
     free(exe);
-    free(co.globs);
+    check_opts_free(&co);
     return check_rc ? check_rc : rc;
 }

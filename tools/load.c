@@ -75,6 +75,42 @@ void inputs_free(struct inputs *in)
     memset(in, 0, sizeof *in);
 }
 
+void skipped_add(struct skipped *s, const char *path, const char *err)
+{
+    char **p = realloc(s->paths, (s->n + 1) * sizeof *p);
+    if (p)
+        s->paths = p;
+    char **e = realloc(s->errors, (s->n + 1) * sizeof *e);
+    if (e)
+        s->errors = e;
+    if (!p || !e || !(s->paths[s->n] = strdup(path)) || !(s->errors[s->n] = strdup(err)))
+        tool_bad_input("out of memory");
+    s->n++;
+    tool_warn("skipped (--keep-going): %s", err);
+}
+
+void skipped_free(struct skipped *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        free(s->paths[i]);
+        free(s->errors[i]);
+    }
+    free(s->paths);
+    free(s->errors);
+    memset(s, 0, sizeof *s);
+}
+
+void skipped_json(FILE *f, const struct skipped *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        fprintf(f, "%s{\"source\":", i ? "," : "");
+        json_str(f, s->paths[i]);
+        fputs(",\"error\":", f);
+        json_str(f, s->errors[i]);
+        fputc('}', f);
+    }
+}
+
 int peek_trace(const char *path, long *pid, long *ppid, uint64_t *start)
 {
     char err[ST_TRACE_ERROR_MAX];
