@@ -25,14 +25,19 @@ static const char usage[] =
     "the process's trace began), dur_ns, event (call, end, count, read, lseek, fstat,\n"
     "write, deliver, seek, buffer, close, mark, lost), call (the stdio or POSIX call it\n"
     "belongs to), path, fd, offset, bytes (read/write result; lseek: the new offset),\n"
-    "requested, delivered, reread, kept, site.\n"
+    "requested, delivered, reread, kept, site, label (a mark's, seektrace_mark).\n"
     "jsonl also has the stream operations whatif replays: event \"op\", op (open,\n"
     "size, fread, getc_run, getc_eof, fgets, getdelim, ungetc, fseek, ftell, rewind,\n"
     "fflush, clearerr, exit, other) and its fields (n, len, delim, offset, whence, ...).\n"
     "\n"
     "  --format F   chrome, csv or jsonl (required)\n"
+    "  --keep-going skip traces that cannot be read (corrupt, truncated): each is\n"
+    "               named on stderr, and in the output (chrome: otherData.skipped;\n"
+    "               jsonl: an event \"skipped\"); exit 3\n"
     "  --help       this text\n"
-    "Exit status: 0 success, 2 bad usage or a trace that cannot be read.\n";
+    "Options may come before or after the traces; '--' ends them.\n"
+    "Exit status: 0 success, 2 bad usage or a trace that cannot be read (with\n"
+    "--keep-going: when none can), 3 --keep-going skipped some.\n";
 
 enum fmt { CHROME, CSV, JSONL };
 
@@ -323,7 +328,7 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
         fprintf(f, ",%s,", k->name);
         csv_field(f, call);
         fputc(',', f);
-        csv_field(f, ev->kind == ST_EV_MARK ? label : a.path);
+        csv_field(f, a.path);
         fputc(',', f);
         if (a.fd >= 0)
             fprintf(f, "%d", a.fd);
@@ -350,6 +355,8 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
             fprintf(f, "%d", ev->kept);
         fputc(',', f);
         csv_field(f, a.site);
+        fputc(',', f);
+        csv_field(f, label);
         fputc('\n', f);
     } else {
         fprintf(f, "{\"pid\":%ld,\"tid\":%" PRIu32, x->pid, ev->tid);
@@ -396,15 +403,17 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
     free(label);
 }
 
-static void export_trace(struct ex *x, const char *path)
+/* Exports one trace; returns 0, or -1 with err when it cannot be read.
+ * Pass 1 reads the whole trace before anything of it is written, so a
+ * damaged trace leaves nothing of itself in the output. */
+static int export_trace(struct ex *x, const char *path, char err[ST_TRACE_ERROR_MAX])
 {
-    char err[ST_TRACE_ERROR_MAX];
     struct st_trace_event ev;
     int k;
     /* Pass 1: definitions. */
     struct st_trace_reader *r = st_trace_open(path, err);
     if (!r)
-        tool_bad_input("%s", err);
+        return -1;
     x->defs = st_trace_model_new();
     if (!x->defs)
         tool_bad_input("out of memory");
@@ -412,8 +421,12 @@ static void export_trace(struct ex *x, const char *path)
         if (st_trace_kind(ev.kind)->role == ST_EV_DEFINES)
             if (st_trace_model_apply(x->defs, &ev) != 0)
                 tool_bad_input("out of memory");
-    if (k < 0)
-        tool_bad_input("%s", err);
+    if (k < 0) {
+        st_trace_close(r);
+        st_trace_model_free(x->defs);
+        x->defs = NULL;
+        return -1;
+    }
     const struct st_trace_info *in = st_trace_info(r);
     x->pid = in->pid;
     x->trace_ns = in->start_ns;
@@ -466,11 +479,13 @@ static void export_trace(struct ex *x, const char *path)
     free(x->site_names);
     x->site_names = NULL;
     x->nsite_names = 0;
+    return 0;
 }
 
 int cmd_export(int argc, char **argv)
 {
     const char *format = NULL;
+    int keep_going = 0;
     char **pos = calloc((size_t)argc + 1, sizeof *pos);
     int npos = 0;
     if (!pos)
@@ -483,6 +498,8 @@ int cmd_export(int argc, char **argv)
             return 0;
         } else if (opt_value("export", argc, argv, &i, "--format", &v)) {
             format = v;
+        } else if (strcmp(a, "--keep-going") == 0) {
+            keep_going = 1;
         } else if (strcmp(a, "--") == 0) {
             while (++i < argc)
                 pos[npos++] = argv[i];
@@ -516,31 +533,56 @@ int cmd_export(int argc, char **argv)
     x.first_event = 1;
     /* Chrome: one time base for all processes, so a tree lines up. */
     x.base_ns = UINT64_MAX;
+    struct skipped skipped = {0};
     for (size_t k = 0; k < in.n; k++) {
         char err[ST_TRACE_ERROR_MAX];
         struct st_trace_reader *r = st_trace_open(in.paths[k], err);
-        if (!r)
+        if (!r && !keep_going)
             tool_bad_input("%s", err);
-        if (st_trace_info(r)->start_ns < x.base_ns)
+        if (r && st_trace_info(r)->start_ns < x.base_ns)
             x.base_ns = st_trace_info(r)->start_ns;
         st_trace_close(r);
     }
     if (x.fmt == CHROME)
-        fprintf(stdout, "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"generator\":\"seektrace\"},"
-                        "\"traceEvents\":[");
+        fprintf(stdout, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[");
     else if (x.fmt == CSV)
         fprintf(stdout, "pid,tid,time_ns,dur_ns,event,call,path,fd,offset,bytes,requested,"
-                        "delivered,reread,kept,site\n");
+                        "delivered,reread,kept,site,label\n");
     progress_start("exporting", in.n);
-    for (size_t k = 0; k < in.n; k++)
-        export_trace(&x, in.paths[k]);
+    for (size_t k = 0; k < in.n; k++) {
+        char err[ST_TRACE_ERROR_MAX];
+        if (export_trace(&x, in.paths[k], err) == 0)
+            continue;
+        if (!keep_going)
+            tool_bad_input("%s", err);
+        skipped_add(&skipped, in.paths[k], err);
+        if (x.fmt == JSONL) {
+            fprintf(stdout, "{\"event\":\"skipped\",\"source\":");
+            json_str(stdout, in.paths[k]);
+            fprintf(stdout, ",\"error\":");
+            json_str(stdout, err);
+            fprintf(stdout, "}\n");
+        }
+    }
     progress_end();
-    if (x.fmt == CHROME)
-        fprintf(stdout, "\n]}\n");
+    if (in.n && skipped.n == in.n)
+        tool_bad_input("none of the %zu traces could be read", in.n);
+    if (x.fmt == CHROME) {
+        /* After the events: only then is it known what was skipped. */
+        fprintf(stdout, "\n],\"otherData\":{\"generator\":\"seektrace\"");
+        if (skipped.n) {
+            fprintf(stdout, ",\"skipped\":[");
+            skipped_json(stdout, &skipped);
+            fprintf(stdout, "]");
+        }
+        fprintf(stdout, "}}\n");
+    }
     free(x.threads);
     symbolizer_free(x.sym);
     inputs_free(&in);
     if (fflush(stdout) != 0 || ferror(stdout))
         tool_bad_input("cannot write the output");
-    return 0;
+    int rc = skipped.n ? EXIT_SKIPPED : 0;
+    skipped_free(&skipped);
+    return rc;
 }

@@ -210,8 +210,10 @@ static void text_recorded(const struct whatif_file *f)
         st_fmt_count(reads, sizeof reads, f->measured.read_syscalls);
         st_fmt_count(seeks, sizeof seeks, f->measured.lseek_syscalls);
         st_fmt_bytes(bytes, sizeof bytes, f->measured.kernel_read_bytes);
-        out_printf("   recorded run (%s%s): %s reads, %s lseeks, %s — the model replays it "
-                   "exactly\n", size, f->recorded_mixed ? " and others" : "", reads, seeks, bytes);
+        out_printf("   recorded run (%s%s): %s read%s, %s lseek%s, %s — the model replays it "
+                   "exactly\n", size, f->recorded_mixed ? " and others" : "", reads,
+                   f->measured.read_syscalls == 1 ? "" : "s", seeks,
+                   f->measured.lseek_syscalls == 1 ? "" : "s", bytes);
         return;
     }
     out_printf("   recorded run (%s%s): the model predicts %" PRIu64 " reads, %" PRIu64
@@ -301,9 +303,15 @@ static void json_cost(FILE *out, const struct opts *o, const struct whatif_cost 
     fprintf(out,
             "\"read_syscalls\":%" PRIu64 ",\"lseek_syscalls\":%" PRIu64 ",\"fstat_syscalls\":%" PRIu64
             ",\"kernel_read_bytes\":%" PRIu64 ",\"delivered_bytes\":%" PRIu64
-            ",\"amplification\":%.6g,\"predicted_ns\":%.0f,\"lower_bound\":%s",
+            ",\"amplification\":",
             c->read_syscalls, c->lseek_syscalls, c->fstat_syscalls, c->kernel_read_bytes,
-            c->delivered_bytes, amplification(c), predict_ns(o, c),
+            c->delivered_bytes);
+    /* null when nothing was delivered, as in report JSON (docs/report-json.md) */
+    if (c->delivered_bytes)
+        fprintf(out, "%.6g", amplification(c));
+    else
+        fputs("null", out);
+    fprintf(out, ",\"predicted_ns\":%.0f,\"lower_bound\":%s", predict_ns(o, c),
             c->assumed_end_reads ? "true" : "false");
 }
 
@@ -369,6 +377,61 @@ static void print_json(const struct opts *o, const struct whatif *w)
         tool_bad_input("cannot write the output: %s", strerror(errno));
 }
 
+/* A trace to be replayed, and where it stands in the process tree. */
+struct tnode {
+    char *path;
+    long pid, ppid;
+    uint64_t start;
+    int root; /* its parent left no trace here */
+};
+
+static int by_root_then_start(const void *a, const void *b)
+{
+    const struct tnode *x = a, *y = b;
+    if (x->root != y->root)
+        return x->root ? -1 : 1;
+    if (x->start != y->start)
+        return x->start < y->start ? -1 : 1;
+    return strcmp(x->path, y->path);
+}
+
+/* The traces in the order the header should speak for them: the root of
+ * the tree first (a process whose parent left no trace), then by start, so
+ * that "what-if of:" names make, not the last 'as' it ran. A JSON report
+ * holds no stdio calls to replay: said in one line, exit 2. */
+static void order_traces(struct inputs *in)
+{
+    struct tnode *t = calloc(in->n ? in->n : 1, sizeof *t);
+    if (!t)
+        tool_bad_input("out of memory");
+    for (size_t i = 0; i < in->n; i++) {
+        t[i].path = in->paths[i];
+        if (peek_trace(in->paths[i], &t[i].pid, &t[i].ppid, &t[i].start) != 0) {
+            FILE *f = fopen(in->paths[i], "r");
+            int c = ' ';
+            while (f && (c = fgetc(f)) != EOF && (c == ' ' || c == '\n' || c == '\t' || c == '\r'))
+                ;
+            if (f)
+                fclose(f);
+            if (c == '{')
+                tool_bad_input("%s: a JSON report holds no stdio calls to replay; whatif needs "
+                               "the traces it was made from (seektrace run --trace DIR, or "
+                               "SEEKTRACE_TRACE=DIR)", in->paths[i]);
+            t[i].start = UINT64_MAX; /* whatif_add_trace explains */
+        }
+    }
+    for (size_t i = 0; i < in->n; i++) {
+        t[i].root = 1;
+        for (size_t k = 0; k < in->n && t[i].root; k++)
+            t[i].root = !(k != i && t[k].pid == t[i].ppid); /* a trace starts at its first
+                                                              * read: any start order */
+    }
+    qsort(t, in->n, sizeof *t, by_root_then_start);
+    for (size_t i = 0; i < in->n; i++)
+        in->paths[i] = t[i].path;
+    free(t);
+}
+
 int cmd_whatif(int argc, char **argv)
 {
     struct opts o;
@@ -376,6 +439,7 @@ int cmd_whatif(int argc, char **argv)
     int ntraces = parse_args(&o, argc, argv);
     struct inputs in;
     inputs_collect(argv, ntraces, &in);
+    order_traces(&in);
     load_cost(&o);
     struct whatif w;
     if (whatif_init(&w, o.sizes, o.nsizes) != 0)

@@ -1,5 +1,6 @@
 /* load_json.c — see load_json.h: the reports the library writes at exit
- * (seektrace.report/1 and /2, docs/report-json.md) read back as struct
+ * (seektrace.report/1 and /2, docs/report-json.md), and the command's merged
+ * documents that hold them (seektrace.merged/1 and /2), read back as struct
  * st_report. */
 #define _GNU_SOURCE 1
 #include <stddef.h>
@@ -106,9 +107,12 @@ static const char *json_report(struct jval *v, struct st_report *r)
     if (strcmp(schema, "seektrace.report/2") == 0)
         decode_names(v);
     else if (strcmp(schema, "seektrace.report/1") != 0)
-        return strncmp(schema, "seektrace.report/", 17) == 0
-                   ? "a newer report schema than this seektrace reads (seektrace.report/2)"
-                   : "not a seektrace.report/2 report";
+        return strncmp(schema, "seektrace.report/", 17) == 0 ||
+                       strncmp(schema, "seektrace.merged/", 17) == 0
+                   ? "a newer report schema than this seektrace reads (seektrace.report/2, "
+                     "seektrace.merged/2)"
+                   : "not a seektrace report (seektrace.report/1 or /2, seektrace.merged/1 "
+                     "or /2)";
     const struct jval *files = json_get(v, "files");
     if (!files || files->type != J_ARRAY)
         return "no \"files\" array";
@@ -206,6 +210,67 @@ static void free_json_report(struct st_report *r)
     free((void *)r->argv);
 }
 
+/* One report object: fn called with it as a process. Returns 0, fn's
+ * result, or -1 with err. */
+static int one_report(const char *path, struct jval *v, size_t at, process_fn fn, void *ctx,
+                      char *err)
+{
+    struct process p;
+    memset(&p, 0, sizeof p);
+    p.kind = SOURCE_JSON;
+    p.status = "report";
+    const char *bad = v->type == J_OBJECT ? json_report(v, &p.report) : "not a JSON object";
+    if (bad) {
+        snprintf(err, ST_TRACE_ERROR_MAX, "%s: %s (the value at byte %zu)", path, bad, at);
+        free_json_report(&p.report);
+        return -1;
+    }
+    /* A merged document says when a process's trace was not complete. */
+    const char *status = j_string(json_get(json_get(v, "trace"), "status"));
+    if (status && (!strcmp(status, "partial") || !strcmp(status, "truncated")))
+        p.status = !strcmp(status, "partial") ? "partial" : "truncated";
+    p.source = strdup(path);
+    int rc = p.source ? fn(&p, ctx) : -1;
+    if (!p.source)
+        snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
+    free_json_report(&p.report);
+    free(p.source);
+    return rc;
+}
+
+/* A seektrace.merged/1|2 document (report --json over several processes,
+ * run --json): each of its processes, as the reports they are; "merged"
+ * is their sum and is not read again. */
+static int merged_reports(const char *path, struct jval *v, size_t at, process_fn fn, void *ctx,
+                          char *err)
+{
+    const struct jval *procs = json_get(v, "processes");
+    if (!procs || procs->type != J_ARRAY) {
+        snprintf(err, ST_TRACE_ERROR_MAX, "%s: a merged report without a \"processes\" array "
+                 "(the value at byte %zu)", path, at);
+        return -1;
+    }
+    for (size_t i = 0; i < procs->n; i++) {
+        int rc = one_report(path, &procs->items[i], at, fn, ctx, err);
+        if (rc != 0)
+            return rc;
+    }
+    return 0;
+}
+
+/* The other documents the command writes, which hold no process's report. */
+static const char *not_a_report(const char *schema)
+{
+    static const char *const others[] = {"seektrace.sites/", "seektrace.check/",
+                                         "seektrace.whatif/", "seektrace.sweep/",
+                                         "seektrace.calibration/"};
+    for (size_t i = 0; schema && i < sizeof others / sizeof others[0]; i++)
+        if (strncmp(schema, others[i], strlen(others[i])) == 0)
+            return "holds no process's report (seektrace report --json, run --json and the "
+                   "library's SEEKTRACE_FORMAT=json write them)";
+    return NULL;
+}
+
 int load_json(const char *path, const char *text, size_t len, process_fn fn, void *ctx,
                      char *err)
 {
@@ -229,24 +294,19 @@ int load_json(const char *path, const char *text, size_t len, process_fn fn, voi
             json_free(doc);
             return -1;
         }
-        struct process p;
-        memset(&p, 0, sizeof p);
-        p.kind = SOURCE_JSON;
-        p.status = "report";
-        p.json_mem = doc;
-        const char *bad = v->type == J_OBJECT ? json_report(v, &p.report)
-                                              : "not a JSON object";
-        if (bad) {
-            snprintf(err, ST_TRACE_ERROR_MAX, "%s: %s (the value at byte %zu)", path, bad, at);
-            free_json_report(&p.report);
-            json_free(doc);
-            return -1;
+        const char *schema = v->type == J_OBJECT ? j_string(json_get(v, "schema")) : NULL;
+        int rc;
+        if (schema && (!strcmp(schema, "seektrace.merged/1") ||
+                       !strcmp(schema, "seektrace.merged/2"))) {
+            rc = merged_reports(path, v, at, fn, ctx, err);
+        } else if (not_a_report(schema)) {
+            snprintf(err, ST_TRACE_ERROR_MAX, "%s: a %s document %s", path, schema,
+                     not_a_report(schema));
+            rc = -1;
+        } else {
+            rc = one_report(path, v, at, fn, ctx, err);
         }
-        p.source = strdup(path);
-        int rc = fn(&p, ctx);
-        free_json_report(&p.report);
         json_free(doc);
-        free(p.source);
         if (rc != 0)
             return rc;
         count++;
