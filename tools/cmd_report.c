@@ -136,6 +136,14 @@ static void skipped_text(const struct skipped *s)
         out_printf("    %s\n", s->errors[i]);
 }
 
+/* The file table: 10 rows as at exit, or --top's; its last line says how
+ * to see the rest in this command's terms. */
+static struct st_text_opts text_opts(const struct report_opts *o)
+{
+    struct st_text_opts t = {o->top ? o->top : 10, "--top N shows more, --json lists all"};
+    return t;
+}
+
 static int on_process(struct process *p, void *vctx)
 {
     struct rctx *c = vctx;
@@ -143,7 +151,8 @@ static int on_process(struct process *p, void *vctx)
     note_status(p);
     if (c->single && o->by == BY_FILE) {
         size_t len;
-        char *s = render_report(&p->report, o->json, &len);
+        struct st_text_opts t = text_opts(o);
+        char *s = render_report(&p->report, o->json, &t, &len);
         if (o->json)
             write_json_object(p, s, len);
         else
@@ -154,7 +163,7 @@ static int on_process(struct process *p, void *vctx)
     }
     if (o->json && o->by != BY_SITE) {
         size_t len;
-        char *s = render_report(&p->report, 1, &len);
+        char *s = render_report(&p->report, 1, NULL, &len);
         merged_json_start(c);
         out_printf("%s", c->json_count++ ? "," : "");
         write_json_object(p, s, len);
@@ -512,7 +521,7 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
         site_table(&m, o, &c.skipped);
     } else if (o->json) {
         size_t len;
-        char *s = render_report(&m, 1, &len);
+        char *s = render_report(&m, 1, NULL, &len);
         out_printf("],\"merged\":");
         /* The rendered object ends in "}\n". */
         out_write(s, len >= 2 ? len - 1 : len);
@@ -541,7 +550,8 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
             /* The merged accounts, in the report's own words; its first line
              * (one process's pid and command) gives way to ours. */
             size_t len;
-            char *s = render_report(&m, 0, &len);
+            struct st_text_opts t = text_opts(o);
+            char *s = render_report(&m, 0, &t, &len);
             char *body = strchr(s, '\n');
             out_printf("\n  all processes together:\n");
             if (body)

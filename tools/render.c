@@ -13,7 +13,8 @@
 #include "outbuf.h"
 #include "tool.h"
 
-char *render_report(const struct st_report *r, int json, size_t *len)
+char *render_report(const struct st_report *r, int json, const struct st_text_opts *t,
+                    size_t *len)
 {
     int fd = memfd_create("seektrace-report", MFD_CLOEXEC);
     if (fd < 0)
@@ -22,6 +23,8 @@ char *render_report(const struct st_report *r, int json, size_t *len)
     st_out_init(&out, fd);
     if (json)
         st_report_write_json(r, &out);
+    else if (t)
+        st_report_write_text_opts(r, t, &out);
     else
         st_report_write_text(r, &out);
     if (st_out_flush(&out) != 0)

@@ -25,8 +25,13 @@ static const char usage[] =
     "  sweep [--sizes L] -- CMD      run CMD at each buffer size and measure\n"
     "  calibrate                     measure this machine's syscall and copy costs\n"
     "\n"
+    "\n"
+    "  --help, -h                    this text\n"
+    "  --version                     seektrace's version and its trace format\n"
+    "\n"
     "'seektrace COMMAND --help' describes each; 'man seektrace' all of them.\n"
-    "Exit status: 0 success, 1 a check failed, 2 bad usage or unreadable input;\n"
+    "Exit status: 0 success, 1 a check failed, 2 bad usage or unreadable input,\n"
+    "3 --keep-going skipped unreadable inputs;\n"
     "run exits with the command's status; sweep with 1 when the command failed.\n";
 
 int main(int argc, char **argv)

@@ -120,8 +120,9 @@ void merged_free(struct merged *m);
 /* ---- rendering -------------------------------------------------------------- */
 
 /* A report rendered by the core's renderers into memory (malloc'd, NUL
- * terminated). */
-char *render_report(const struct st_report *r, int json, size_t *len);
+ * terminated); text with t's file limit and hint (NULL: as at exit). */
+char *render_report(const struct st_report *r, int json, const struct st_text_opts *t,
+                    size_t *len);
 
 /* "fseek2006 /tmp/d.dat" (argv joined, at most max bytes). */
 void argv_line(const struct st_report *r, char *buf, size_t size);

@@ -79,6 +79,16 @@ void st_report_finish(struct st_report *r);
 const char *st_frame_describe(const struct st_report_frame *f, char *buf, size_t size);
 
 void st_report_write_text(const struct st_report *r, struct st_outbuf *out);
+/* The text report with its file table cut at max_files (the at-exit report:
+ * 10), the rest counted on a line that ends with more_hint, which says how to
+ * see them ("SEEKTRACE_FORMAT=json lists all"; the command names its own
+ * options). */
+struct st_text_opts {
+    size_t max_files;
+    const char *more_hint;
+};
+void st_report_write_text_opts(const struct st_report *r, const struct st_text_opts *t,
+                               struct st_outbuf *out);
 void st_report_write_json(const struct st_report *r, struct st_outbuf *out);
 
 #endif

@@ -13,6 +13,11 @@
 #define MAX_FINDINGS 16
 #define TOP_SITES 5
 
+static const char *plural(uint64_t n)
+{
+    return n == 1 ? "" : "s";
+}
+
 static void headline(const struct st_report *r, struct st_outbuf *o)
 {
     st_out_printf(o, "seektrace: pid %ld", r->pid);
@@ -36,10 +41,10 @@ static void headline(const struct st_report *r, struct st_outbuf *o)
 
     const struct st_counts *t = &r->totals;
     char b1[32], b2[32], n1[32], n2[32], a[32];
-    st_out_printf(o, "  %s read from the kernel in %s read syscalls (%s lseeks) to deliver %s",
+    st_out_printf(o, "  %s read from the kernel in %s read syscall%s (%s lseek%s) to deliver %s",
                   st_fmt_bytes(b1, sizeof b1, t->kernel_read_bytes),
-                  st_fmt_count(n1, sizeof n1, t->read_syscalls),
-                  st_fmt_count(n2, sizeof n2, t->lseek_syscalls),
+                  st_fmt_count(n1, sizeof n1, t->read_syscalls), plural(t->read_syscalls),
+                  st_fmt_count(n2, sizeof n2, t->lseek_syscalls), plural(t->lseek_syscalls),
                   st_fmt_bytes(b2, sizeof b2, t->delivered_bytes));
     if (t->delivered_bytes)
         st_out_printf(o, ": %s amplification", st_fmt_ratio(a, sizeof a, st_counts_amplification(t)));
@@ -60,10 +65,11 @@ static void call_line(const struct st_counts *c, struct st_outbuf *o)
         if (cc->calls)
             st_out_printf(o, " %s", st_fmt_count(n1, sizeof n1, cc->calls));
         if (cc->read_syscalls || cc->lseek_syscalls) {
-            st_out_printf(o, " (%s reads, %s; %s lseeks)",
-                          st_fmt_count(n2, sizeof n2, cc->read_syscalls),
+            st_out_printf(o, " (%s read%s, %s; %s lseek%s)",
+                          st_fmt_count(n2, sizeof n2, cc->read_syscalls), plural(cc->read_syscalls),
                           st_fmt_bytes(b1, sizeof b1, cc->kernel_read_bytes),
-                          st_fmt_count(n3, sizeof n3, cc->lseek_syscalls));
+                          st_fmt_count(n3, sizeof n3, cc->lseek_syscalls),
+                          plural(cc->lseek_syscalls));
         }
         sep = " · ";
     }
@@ -106,12 +112,13 @@ static void whatif_line(const struct st_counts *c, struct st_outbuf *o)
                   st_fmt_bytes(b1, sizeof b1, would), st_fmt_bytes(b2, sizeof b2, was));
 }
 
-static void file_table(const struct st_report *r, struct st_outbuf *o)
+static void file_table(const struct st_report *r, const struct st_text_opts *t,
+                       struct st_outbuf *o)
 {
     st_out_printf(o, "\n  %10s %11s %11s %10s %10s %11s  %s\n", "amplif.", "kernel read",
                   "delivered", "reads", "lseeks", "re-read", "file");
     size_t shown = 0;
-    for (size_t i = 0; i < r->nfiles && shown < TOP_FILES; i++) {
+    for (size_t i = 0; i < r->nfiles && shown < t->max_files; i++) {
         const struct st_report_file *f = &r->files[i];
         const struct st_counts *c = &f->counts;
         char a[32], b1[32], b2[32], b3[32], n1[32], n2[32];
@@ -135,9 +142,12 @@ static void file_table(const struct st_report *r, struct st_outbuf *o)
         }
         shown++;
     }
-    if (r->nfiles > shown)
-        st_out_printf(o, "  ... and %zu more files (SEEKTRACE_FORMAT=json lists all)\n",
-                      r->nfiles - shown);
+    if (r->nfiles > shown) {
+        st_out_printf(o, "  ... and %zu more file%s (", r->nfiles - shown,
+                      plural(r->nfiles - shown));
+        st_out_text(o, t->more_hint);
+        st_out_str(o, ")\n");
+    }
 }
 
 /* The sites worth showing: every (file, site) pair, worst first. */
@@ -230,12 +240,19 @@ static void problems(const struct st_report *r, struct st_outbuf *o)
 
 void st_report_write_text(const struct st_report *r, struct st_outbuf *o)
 {
+    static const struct st_text_opts at_exit = {TOP_FILES, "SEEKTRACE_FORMAT=json lists all"};
+    st_report_write_text_opts(r, &at_exit, o);
+}
+
+void st_report_write_text_opts(const struct st_report *r, const struct st_text_opts *t,
+                               struct st_outbuf *o)
+{
     headline(r, o);
     if (r->nfiles == 0) {
         st_out_str(o, "  no file reads or seeks seen.\n");
         return;
     }
-    file_table(r, o);
+    file_table(r, t, o);
     top_sites(r, o);
     problems(r, o);
 }
