@@ -564,10 +564,11 @@ def case_check_codes(ctx):
     ctx.st("check", "--max-read-syscalls", "100000", demo, rc=0)
     ctx.st("check", "--max-reread-bytes", "1M", demo, rc=1)
     ctx.st("check", "--max-reread-bytes", "0", seq, rc=0)
-    out, _ = ctx.st("check", "--max-amplification", "0", seq, rc=1)  # the limit as given
+    out, _ = ctx.st("check", "--max-amplification", "0", "--min-waste", "0", seq,
+                    rc=1)  # the limit as given
     expect("exceeds 0x" in out, out)
     # --file and --min-bytes select what is checked.
-    ctx.st("check", "--max-amplification", "10", "--file", "*.txt", demo, rc=0)
+    ctx.st("check", "--max-amplification", "10", "--file", "*.txt", demo, rc=2)  # matches nothing
     ctx.st("check", "--max-amplification", "10", "--file", "*/d.dat", demo, rc=1)
     ctx.st("check", "--max-amplification", "10", "--min-bytes", "1G", demo, rc=0)
     # run --check: the check's status wins over the command's 0.
@@ -674,6 +675,259 @@ def case_bad_input(ctx):
     empty = ctx.newdir("empty")
     _, err = ctx.st("report", empty, rc=2)
     expect("no trace files" in err, err)
+
+
+# ---- check as a CI gate (issue 23) --------------------------------------------------
+
+def file_of(report, suffix):
+    (f,) = [f for f in report["files"] if f["path"].endswith(suffix)]
+    return f
+
+
+def one_line(err, *words):
+    lines = err.strip().splitlines()
+    expect(len(lines) == 1 and all(w in lines[0] for w in words), f"want one line with {words}: {err}")
+
+
+def case_check_gate(ctx):
+    demo, _ = demo_trace(ctx)
+    # A --file or --site nothing matches is a mistake, not a pass.
+    for opt, glob_ in (("--file", "/typo/*.db"), ("--site", "nosuch (x.c:*")):
+        out, err = ctx.st("check", "--max-amplification", "10", opt, glob_, demo, rc=2)
+        one_line(err, f"{opt} '{glob_}'", "matches nothing")
+        expect(out == "", out)
+    # Two, one of which matches: the other is named.
+    _, err = ctx.st("check", "--max-amplification", "10", "--file", "*/d.dat", "--file", "/typo",
+                    demo, rc=2)
+    one_line(err, "--file '/typo'")
+    expect("d.dat" not in err, err)
+    # --site judges each matching site on its own figures.
+    rep = ctx.stj("report", "--json", demo)
+    sites = {(s["frames"][0].get("function"), s["frames"][0].get("line")): s
+             for s in file_of(rep, "d.dat")["sites"]}
+    j = json.loads(ctx.st("check", "--max-amplification", "10", "--site", "main (fseek2006.c:*",
+                          "--format", "json", demo, rc=1)[0])
+    expect(j["checked"]["sites"] == len(sites) and j["violations"], f"{j['checked']}, {len(sites)}")
+    for v in j["violations"]:
+        expect(v["site"].startswith("main (fseek2006.c:"), f"{v}")
+        line = int(v["site"].rsplit(":", 1)[1].rstrip(")"))
+        s = sites[("main", line)]
+        expect(v["kernel_read_bytes"] == s["kernel_read_bytes"] and
+               v["delivered_bytes"] == s["delivered_bytes"], f"{v} vs {s}")
+    # The default floor: amplification is judged only where 64 KiB were
+    # wasted; --min-waste moves it, at the byte.
+    small, _ = demo_trace(ctx, seeks="2")
+    f = file_of(ctx.stj("report", "--json", small), "d.dat")
+    waste = f["kernel_read_bytes"] - f["delivered_bytes"]
+    expect(0 < waste < 65536 and f["kernel_read_bytes"] > 10 * f["delivered_bytes"], f"{f}")
+    j = json.loads(ctx.st("check", "--max-amplification", "10", "--format", "json", small)[0])
+    expect(j["passed"] and j["limits"]["min_waste"] == 65536 and
+           j["checked"]["below_min_waste"] >= 1, f"{j}")
+    j = json.loads(ctx.st("check", "--max-amplification", "10", "--min-waste", str(waste),
+                          "--format", "json", small, rc=1)[0])
+    (v,) = j["violations"]
+    expect(v["path"].endswith("d.dat") and v["kernel_read_bytes"] == f["kernel_read_bytes"], f"{v}")
+    ctx.st("check", "--max-amplification", "10", "--min-waste", str(waste + 1), small, rc=0)
+    # A file only written (glibc's fseek reads the block it lands in) is not
+    # judged by amplification; one read and never delivered nor written is.
+    out_file = os.path.join(ctx.tmp, "out.bin")
+    w, _, _ = ctx.traced([ctx.a.rewriter, "write", out_file], name="write")
+    f = file_of(ctx.stj("report", "--json", w), "out.bin")
+    expect(f["kernel_read_bytes"] > 0 and f["delivered_bytes"] == 0 and f["write_syscalls"] > 0,
+           f"the written file: {f}")
+    j = json.loads(ctx.st("check", "--max-amplification", "8", "--min-waste", "0", "--format",
+                          "json", w)[0])
+    expect(j["passed"] and j["checked"]["written_only"] == 1, f"{j}")
+    p, _, _ = ctx.traced([ctx.a.rewriter, "peek", ctx.bin], name="peek")
+    f = file_of(ctx.stj("report", "--json", p), data_files.BINARY_NAME)
+    expect(f["kernel_read_bytes"] > 0 and f["delivered_bytes"] == 0 and not f["write_syscalls"],
+           f"the peeked file: {f}")
+    out, _ = ctx.st("check", "--max-amplification", "8", "--min-waste", "0", p, rc=1)
+    expect("amplification unbounded (nothing delivered)" in out, out)
+
+
+def case_check_junit_names(ctx):
+    # Two runs of the same program: different pids, the same test names; in
+    # one directory, one test case holding both runs' failures.
+    a, _ = demo_trace(ctx)
+    b, _ = demo_trace(ctx)
+    names = []
+    for t in (a, b):
+        root = ET.fromstring(ctx.st("check", "--max-amplification", "10", "--format", "junit", t,
+                                    rc=1)[0])
+        names.append(sorted((c.get("classname"), c.get("name")) for c in root.iter("testcase")))
+    expect(names[0] == names[1], f"{names}")
+    pids = {os.path.basename(t).split(".")[1] for t in (a, b)}
+    for cls, name in names[0]:
+        expect(cls == "seektrace.fseek2006" and not any(p in cls + name for p in pids),
+               f"{cls} {name}")
+    d = ctx.newdir("both")
+    shutil.copy(a, d)
+    shutil.copy(b, d)
+    root = ET.fromstring(ctx.st("check", "--max-amplification", "10", "--format", "junit", d,
+                                rc=1)[0])
+    cases = [c for c in root.iter("testcase") if c.get("name").endswith("d.dat")]
+    expect(len(cases) == 1 and len(cases[0].findall("failure")) == 2,
+           ET.tostring(root).decode()[:800])
+    # With --site, a case per command and site -> file.
+    root = ET.fromstring(ctx.st("check", "--max-amplification", "10", "--site", "main*",
+                                "--format", "junit", d, rc=1)[0])
+    for c in root.iter("testcase"):
+        expect(c.get("name").startswith("main (fseek2006.c:") and " -> " in c.get("name"),
+               c.get("name"))
+
+
+def case_run_machine_output(ctx):
+    # run --format junit|json: the document alone on stdout (after what the
+    # command printed) or alone in -o FILE; never on stderr with the report.
+    cmd = ["sh", "-c", f"echo program-out; echo program-err >&2; {ctx.a.demo} "
+           f"{os.path.join(ctx.tmp, 'd.dat')} --seeks 300 >/dev/null"]
+    out, err = ctx.st("run", "--format", "junit", "--max-amplification", "10", "--", *cmd, rc=1)
+    expect("<?xml" not in err and "program-err" in err and "all processes together" in err, err)
+    expect(out.startswith("program-out\n"), out[:200])
+    root = ET.fromstring(out[len("program-out\n"):])
+    expect(root.find("testsuite").get("failures") == "1", out[:500])
+    xml_file = os.path.join(ctx.tmp, "check.xml")
+    out, err = ctx.st("run", "-o", xml_file, "--format", "junit", "--max-amplification", "10",
+                      "--", *cmd, rc=1)
+    expect(out == "program-out\n" and "<?xml" not in err and "all processes together" in err,
+           f"{out} {err}")
+    with open(xml_file) as fh:
+        expect(ET.fromstring(fh.read()).find("testsuite").get("failures") == "1", xml_file)
+    out, err = ctx.st("run", "-q", "--format", "json", "--max-amplification", "10", "--", *cmd,
+                      rc=1)
+    expect(json.loads(out[len("program-out\n"):])["passed"] is False, out[:300])
+    expect(err.strip() == "program-err", err)
+    # Text stays with the report, as before.
+    out, err = ctx.st("run", "--max-amplification", "10", "--", *cmd, rc=1)
+    expect(out == "program-out\n" and "FAILED: 1 violation" in err, err)
+
+
+def damaged_dir(ctx):
+    """A directory of two good traces and a truncated one; returns it and the
+    bad trace's path."""
+    demo, _ = demo_trace(ctx, seeks="300")
+    seq, _ = seq_trace(ctx)
+    d = ctx.newdir("damaged")
+    shutil.copy(demo, d)
+    shutil.copy(seq, d)
+    with open(demo, "rb") as fh:
+        good = fh.read()
+    bad = os.path.join(d, "cut.1.sktrace")
+    with open(bad, "wb") as fh:
+        fh.write(good[: len(good) - 9000])
+    return d, bad
+
+
+def case_keep_going(ctx):
+    d, bad = damaged_dir(ctx)
+    for args in (["report"], ["report", "--json"], ["report", "--by", "site"], ["report", "--stats"],
+                 ["check", "--max-amplification", "1000"], ["export", "--format", "csv"]):
+        out, err = ctx.st(*args, d, rc=2)   # without it, as before
+        one_line(err, bad)
+    # report: the rest, and the skipped input named in the output; exit 3.
+    out, err = ctx.st("report", "--keep-going", d, rc=3)
+    expect("seektrace: 2 processes" in out and "skipped 1 input" in out and bad in out, out[:600])
+    one_line(err, "skipped", bad)
+    j = ctx.stj("report", "--json", "--keep-going", d, rc=3)
+    expect(len(j["processes"]) == 2 and [s["source"] for s in j["skipped"]] == [bad] and
+           "truncated" in j["skipped"][0]["error"], f"{j.get('skipped')}")
+    j = ctx.stj("report", "--by", "site", "--json", "--keep-going", d, rc=3)
+    expect([s["source"] for s in j["skipped"]] == [bad], f"{j.get('skipped')}")
+    out, _ = ctx.st("report", "--stats", "--keep-going", d, rc=3)
+    expect(out.count("events in") == 3 and bad in out, out)   # 2 traces + total
+    # check: a violation still wins (1); a pass with skipped inputs is 3.
+    out, _ = ctx.st("check", "--max-amplification", "10", "--keep-going", d, rc=1)
+    expect("FAILED: 1 violation" in out and "1 input skipped" in out and bad in out, out)
+    out, _ = ctx.st("check", "--max-amplification", "1000", "--keep-going", d, rc=3)
+    expect("passed" in out and "1 input skipped" in out, out)
+    root = ET.fromstring(ctx.st("check", "--max-amplification", "1000", "--format", "junit",
+                                "--keep-going", d, rc=3)[0])
+    errs = [c for c in root.iter("testcase") if c.find("error") is not None]
+    expect(root.get("errors") == "1" and len(errs) == 1 and errs[0].get("name") == bad,
+           ET.tostring(root).decode()[:600])
+    j = json.loads(ctx.st("check", "--max-amplification", "1000", "--format", "json",
+                          "--keep-going", d, rc=3)[0])
+    expect(j["checked"]["processes"] == 2 and [s["source"] for s in j["skipped"]] == [bad], f"{j}")
+    # export: every event of the good traces, the bad one named.
+    full = ctx.st("export", "--format", "jsonl", *traces_in(d)[:0], *[t for t in traces_in(d)
+                                                                     if t != bad])[0]
+    out, _ = ctx.st("export", "--format", "jsonl", "--keep-going", d, rc=3)
+    rows = [json.loads(x) for x in out.splitlines()]
+    skipped = [r for r in rows if r["event"] == "skipped"]
+    expect([r["source"] for r in skipped] == [bad], f"{skipped}")
+    expect(len(rows) - 1 == len(full.splitlines()), f"{len(rows)} rows, {len(full.splitlines())}")
+    doc = json.loads(ctx.st("export", "--format", "chrome", "--keep-going", d, rc=3)[0])
+    expect([s["source"] for s in doc["otherData"]["skipped"]] == [bad], f"{doc['otherData']}")
+    # Nothing readable at all is still an error.
+    only = ctx.newdir("only-bad")
+    shutil.copy(bad, only)
+    for args in (["report"], ["check", "--max-amplification", "10"], ["export", "--format", "csv"]):
+        ctx.st(*args, "--keep-going", only, rc=2)
+
+
+def case_json_inputs(ctx):
+    # Every JSON the command writes with reports in it is read back: the
+    # merged document (report --json DIR, run --json), /2 and /1.
+    d, _ = damaged_dir(ctx)
+    os.remove(os.path.join(d, "cut.1.sktrace"))
+    merged = os.path.join(ctx.tmp, "merged.json")
+    text, _ = ctx.st("report", "--json", d)
+    with open(merged, "w") as fh:
+        fh.write(text)
+    want = json.loads(text)
+    got = ctx.stj("report", "--json", merged)
+    expect([p["pid"] for p in got["processes"]] == [p["pid"] for p in want["processes"]],
+           "processes")
+    expect(per_file(got["merged"]) == per_file(want["merged"]), "merged figures differ")
+    a = json.loads(ctx.st("check", "--max-amplification", "10", "--format", "json", d, rc=1)[0])
+    b = json.loads(ctx.st("check", "--max-amplification", "10", "--format", "json", merged,
+                          rc=1)[0])
+    expect(a["violations"][0]["value"] == b["violations"][0]["value"] and
+           a["checked"] == b["checked"], f"{a} {b}")
+    # The /1 forms: the same document with /1 schemas (its strings are ASCII).
+    old = os.path.join(ctx.tmp, "merged1.json")
+    with open(old, "w") as fh:
+        fh.write(text.replace("seektrace.merged/2", "seektrace.merged/1")
+                 .replace("seektrace.report/2", "seektrace.report/1"))
+    expect(per_file(ctx.stj("report", "--json", old)["merged"]) == per_file(want["merged"]),
+           "merged/1")
+    # run --json -o: a merged document of the run's processes.
+    run_json = os.path.join(ctx.tmp, "run.json")
+    ctx.st("run", "--json", "-o", run_json, "--", "sh", "-c", f"cat {ctx.bin}; cat {ctx.text}")
+    with open(run_json) as fh:
+        run = json.load(fh)
+    back = ctx.stj("report", "--json", run_json)
+    expect(len(back["processes"]) == len(run["processes"]) >= 2 and
+           per_file(back["merged"]) == per_file(run["merged"]), "run --json read back")
+    # Documents without reports say so, in one line.
+    sites = os.path.join(ctx.tmp, "sites.json")
+    with open(sites, "w") as fh:
+        fh.write(ctx.st("report", "--by", "site", "--json", d)[0])
+    for args in (["report"], ["check", "--max-amplification", "10"]):
+        _, err = ctx.st(*args, sites, rc=2)
+        one_line(err, sites, "seektrace.sites/1", "holds no process's report")
+    _, err = ctx.st("whatif", merged, rc=2)
+    one_line(err, merged, "holds no stdio calls to replay")
+
+
+def case_option_order(ctx):
+    # Options anywhere among the inputs, "--" ends them: the same output.
+    d, _ = damaged_dir(ctx)
+    os.remove(os.path.join(d, "cut.1.sktrace"))
+    for a, b in ((["report", "--json", d], ["report", d, "--json"]),
+                 (["report", "--by", "site", "--top", "3", d], ["report", d, "--top=3", "--by", "site"]),
+                 (["report", d], ["report", "--", d]),
+                 (["export", "--format", "csv", d], ["export", d, "--format", "csv"]),
+                 (["whatif", "--cost", "400,150,300,0.1", d], ["whatif", d, "--cost=400,150,300,0.1"])):
+        x, _ = ctx.st(*a)
+        y, _ = ctx.st(*b)
+        expect(x == y and x, f"{a} and {b} differ")
+    a = ctx.st("check", "--max-amplification", "10", d, rc=1)[0]
+    expect(a == ctx.st("check", d, "--max-amplification", "10", rc=1)[0], "check order")
+    # After "--", a name that looks like an option is an input.
+    _, err = ctx.st("report", "--", "--json", rc=2)
+    one_line(err, "--json", "No such file")
 
 
 # ---- export --------------------------------------------------------------------------
@@ -1128,8 +1382,8 @@ CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    for opt in ("seektrace", "lib", "demo", "crasher", "forker", "marks", "workloads", "source",
-                "build"):
+    for opt in ("seektrace", "lib", "demo", "crasher", "forker", "marks", "rewriter", "workloads",
+                "source", "build"):
         ap.add_argument("--" + opt, required=True)
     ap.add_argument("--static")
     ap.add_argument("--preload-prefix", default="")
