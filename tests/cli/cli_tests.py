@@ -930,6 +930,88 @@ def case_option_order(ctx):
     one_line(err, "--json", "No such file")
 
 
+def case_report_limits(ctx):
+    # --top sets the file table's length; the last line names this command's
+    # options. --by site --json lists every site unless --top says otherwise.
+    files = []
+    for i in range(25):
+        p = os.path.join(ctx.tmp, f"f{i:02d}.txt")
+        with open(p, "w") as fh:
+            fh.write("x" * (100 + i))
+        files.append(p)
+    traces, _, _ = ctx.traced(["cat", *files], name="cat25")
+    (t,) = traces_in(traces)
+    rep = ctx.stj("report", "--json", t)
+    n = len(rep["files"])
+    expect(n >= 25, f"{n} files")
+    out, _ = ctx.st("report", t)
+    expect(f"... and {n - 10} more files (--top N shows more, --json lists all)" in out, out[-600:])
+    expect("SEEKTRACE_FORMAT" not in out, out[-300:])
+    out, _ = ctx.st("report", "--top", "500", t)
+    expect("more files" not in out, out[-300:])
+    expect(all(p in out for p in files), "a file is missing from report --top 500")
+    out, _ = ctx.st("report", "--top", str(n - 1), t)
+    expect("... and 1 more file (" in out, out[-300:])
+    nsites = sum(1 for f in rep["files"] for s in f["sites"])
+    expect(nsites > 20, f"{nsites} sites")
+    j = ctx.stj("report", "--by", "site", "--json", t)
+    expect(len(j["sites"]) == j["total_sites"] == nsites, f"{len(j['sites'])} of {nsites}")
+    expect(set(s["path"] for s in j["sites"]) == set(f["path"] for f in rep["files"]
+                                                     if f["sites"]), "site paths")
+    j = ctx.stj("report", "--by", "site", "--json", "--top", "5", t)
+    expect(len(j["sites"]) == 5 and j["total_sites"] == nsites, f"{len(j['sites'])}")
+    out, _ = ctx.st("report", "--by", "site", t)
+    expect(f"... and {nsites - 20} more sites (--top N shows more)" in out, out[-300:])
+
+
+def case_small_fixes(ctx):
+    # Nothing delivered: amplification null in whatif JSON as in report JSON.
+    p, _, _ = ctx.traced([ctx.a.rewriter, "peek", ctx.bin], name="peek")
+    f = file_of(ctx.stj("report", "--json", p), data_files.BINARY_NAME)
+    expect(f["delivered_bytes"] == 0 and f["amplification"] is None, f"{f}")
+    w = ctx.stj("whatif", "--json", "--cost", "400,150,300,0.1", p)
+    (wf,) = [x for x in w["files"] if x["path"] == ctx.bin]
+    rows = [wf["exact"], wf["recorded"]["measured"]] + wf["sizes"]
+    expect(all(r["delivered_bytes"] == 0 and r["amplification"] is None for r in rows),
+           f"{[(r['delivered_bytes'], r['amplification']) for r in rows]}")
+    d, _ = demo_trace(ctx, seeks="50")
+    w = ctx.stj("whatif", "--json", "--cost", "400,150,300,0.1", d)
+    (wf,) = [x for x in w["files"] if x["path"].endswith("d.dat")]
+    expect(wf["exact"]["amplification"] == 1 and wf["sizes"][0]["amplification"] > 1, f"{wf['exact']}")
+    # One read, one lseek: singular.
+    one, _, _ = ctx.traced([ctx.a.rewriter, "one", ctx.bin], name="one")
+    t = file_of(ctx.stj("report", "--json", one), data_files.BINARY_NAME)
+    expect(t["read_syscalls"] == 1 and t["lseek_syscalls"] == 1, f"{t}")
+    out, _ = ctx.st("report", one)
+    tot = ctx.stj("report", "--json", one)["totals"]
+    expect(tot["read_syscalls"] == 1 and tot["lseek_syscalls"] == 1, f"{tot}")
+    expect("in 1 read syscall (1 lseek) to deliver" in out, out[:300])
+    expect("read 1 (1 read, 16 B; 0 lseeks)" in out and "lseek 1 (0 reads, 0 B; 1 lseek)" in out,
+           out)
+    expect("1 reads" not in out and "1 lseeks" not in out, out)
+    # --version is in --help.
+    out, _ = ctx.st("--help")
+    expect("--version" in out, out)
+    # A mark's label in CSV is in its own column, never in path.
+    traces, _, _ = ctx.traced([ctx.a.marks, ctx.text], name="marks")
+    (t,) = traces_in(traces)
+    rows = list(csv.DictReader(io.StringIO(ctx.st("export", "--format", "csv", t)[0])))
+    marks = [r for r in rows if r["event"] == "mark"]
+    expect([r["label"] for r in marks] == ["phase one: header", "phase two: body"] and
+           all(r["path"] == "" for r in marks), f"{marks}")
+    expect(any(r["path"] == ctx.text for r in rows), "the file's rows keep their path")
+    # whatif's header names the root of the tree, not the first trace by name.
+    d = os.path.join(ctx.newdir("tree"), "t")
+    ctx.st("run", "-q", "--trace", d, "--", "sh", "-c",
+           f"cat {ctx.text} >/dev/null; {ctx.a.demo} {os.path.join(ctx.tmp, 'd.dat')} --seeks 5")
+    procs = ctx.stj("report", "--json", d)["processes"]
+    pids = {p["pid"] for p in procs}
+    (root,) = [p for p in procs if p["ppid"] not in pids]
+    expect(root["argv"][0] == "sh" and len(procs) >= 3, f"{[p['argv'] for p in procs]}")
+    out, _ = ctx.st("whatif", "--cost", "400,150,300,0.1", d)
+    expect(out.startswith("what-if of: " + " ".join(root["argv"]) + " ("), out[:300])
+
+
 # ---- export --------------------------------------------------------------------------
 
 def case_export_chrome(ctx):
