@@ -289,6 +289,55 @@ static int parse_options(int argc, char **argv, struct report_opts *ro, struct c
     return i;
 }
 
+/* The report over the run's traces, and the check. The report goes to
+ * stderr (the command's stdout is its own) or FILE. A check's JSON or JUnit
+ * document is for a machine: alone in FILE, or on stdout after everything
+ * the command wrote, never inside the report. Returns check's status. */
+static int report_and_check(const char *dir, const struct report_opts *ro,
+                            const struct check_opts *co, const char *output, int quiet,
+                            const char *cmd, int not_traced)
+{
+    fflush(stdout);
+    int saved = dup(1);
+    int machine = co->any && strcmp(co->format, "text") != 0;
+    int file = output ? open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
+    if (output && file < 0)
+        tool_bad_input("--output %s: %s", output, strerror(errno));
+    int report_fd = file >= 0 && !machine ? dup(file) : dup(2);
+    int check_fd = !machine ? dup(report_fd) : file >= 0 ? dup(file) : dup(saved);
+    if (file >= 0)
+        close(file);
+    dup2(report_fd, 1);
+    close(report_fd);
+    int check_rc = 0;
+    if (!has_traces(dir)) {
+        if (!quiet)
+            tool_warn("no process wrote a trace: %s made no file reads seektrace could see%s",
+                      cmd, not_traced ? " (see above)" : "");
+        if (ro->json) /* still a document: one with no process in it */
+            report_paths(ro, NULL, 0);
+    } else {
+        struct inputs in;
+        char *args[] = {(char *)dir};
+        inputs_collect(args, 1, &in);
+        if (!quiet)
+            report_paths(ro, in.paths, in.n);
+        if (co->any) {
+            if (!quiet && !machine)
+                out_printf("\n");
+            fflush(stdout);
+            dup2(check_fd, 1);
+            check_rc = check_run(co, in.paths, (int)in.n);
+        }
+        inputs_free(&in);
+    }
+    fflush(stdout);
+    dup2(saved, 1);
+    close(saved);
+    close(check_fd);
+    return check_rc;
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct report_opts ro;
@@ -395,48 +444,8 @@ int cmd_run(int argc, char **argv)
     int rc = WIFEXITED(status) ? WEXITSTATUS(status)
            : WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 1;
 
-    /* The report goes to stderr (the command's stdout is its own) or FILE.
-     * A check's JSON or JUnit document is for a machine: alone in FILE, or
-     * on stdout after everything the command wrote, never inside the
-     * report. */
-    fflush(stdout);
-    int saved = dup(1);
-    int machine = co.any && strcmp(co.format, "text") != 0;
-    int file = output ? open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644) : -1;
-    if (output && file < 0)
-        tool_bad_input("--output %s: %s", output, strerror(errno));
-    int report_fd = file >= 0 && !machine ? dup(file) : dup(2);
-    int check_fd = !machine ? dup(report_fd) : file >= 0 ? dup(file) : dup(saved);
-    if (file >= 0)
-        close(file);
-    dup2(report_fd, 1);
-    close(report_fd);
-    int check_rc = 0;
-    if (!has_traces(dir)) {
-        if (!quiet)
-            tool_warn("no process wrote a trace: %s made no file reads seektrace could see%s",
-                      cmd[0], exe && preload_ignored(exe, why, sizeof why, 0) ? " (see above)" : "");
-        if (ro.json) /* still a document: one with no process in it */
-            report_paths(&ro, NULL, 0);
-    } else {
-        struct inputs in;
-        char *args[] = {dir};
-        inputs_collect(args, 1, &in);
-        if (!quiet)
-            report_paths(&ro, in.paths, in.n);
-        if (co.any) {
-            if (!quiet && !machine)
-                out_printf("\n");
-            fflush(stdout);
-            dup2(check_fd, 1);
-            check_rc = check_run(&co, in.paths, (int)in.n);
-        }
-        inputs_free(&in);
-    }
-    fflush(stdout);
-    dup2(saved, 1);
-    close(saved);
-    close(check_fd);
+    int check_rc = report_and_check(dir, &ro, &co, output, quiet, cmd[0],
+                                    exe && preload_ignored(exe, why, sizeof why, 0));
     if (temporary)
         remove_tree(dir);
     else if (!quiet)

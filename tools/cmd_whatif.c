@@ -16,9 +16,10 @@
 #include "tool.h"
 #include "units.h"
 #include "whatif_replay.h"
+#include "whatif_reports.h"
 
 static const char usage[] =
-    "usage: seektrace whatif [OPTIONS] TRACE|DIR ...\n"
+    "usage: seektrace whatif [OPTIONS] TRACE|DIR|REPORT.json ...\n"
     "\n"
     "Replays the stdio calls recorded in traces (SEEKTRACE_TRACE=DIR, or\n"
     "'seektrace run --trace DIR') through a model of glibc 2.36's stream\n"
@@ -44,6 +45,10 @@ static const char usage[] =
     "trace never showed the file's size and a read would have gone past what it\n"
     "proved). Every size is a buffer given with setvbuf, as 'seektrace sweep'\n"
     "gives it, so the two tables compare row for row.\n"
+    "\n"
+    "Given JSON reports (the library's, report --json, run --json) instead, which\n"
+    "hold no calls to replay, it prints what they hold: each file's figures and\n"
+    "the library's own 4 KiB prediction (JSON: seektrace.whatif-reports/1).\n"
     "\n"
     "Exit status: 0 success; 2 bad usage, a trace that cannot be read, or a\n"
     "calibration file that is corrupt.\n";
@@ -397,10 +402,11 @@ static int by_root_then_start(const void *a, const void *b)
 
 /* The traces in the order the header should speak for them: the root of
  * the tree first (a process whose parent left no trace), then by start, so
- * that "what-if of:" names make, not the last 'as' it ran. A JSON report
- * holds no stdio calls to replay: said in one line, exit 2. */
-static void order_traces(struct inputs *in)
+ * that "what-if of:" names make, not the last 'as' it ran. Returns how many
+ * inputs are JSON reports (whatif_reports.h) rather than traces. */
+static size_t order_traces(struct inputs *in)
 {
+    size_t reports = 0;
     struct tnode *t = calloc(in->n ? in->n : 1, sizeof *t);
     if (!t)
         tool_bad_input("out of memory");
@@ -413,10 +419,7 @@ static void order_traces(struct inputs *in)
                 ;
             if (f)
                 fclose(f);
-            if (c == '{')
-                tool_bad_input("%s: a JSON report holds no stdio calls to replay; whatif needs "
-                               "the traces it was made from (seektrace run --trace DIR, or "
-                               "SEEKTRACE_TRACE=DIR)", in->paths[i]);
+            reports += c == '{';
             t[i].start = UINT64_MAX; /* whatif_add_trace explains */
         }
     }
@@ -430,6 +433,7 @@ static void order_traces(struct inputs *in)
     for (size_t i = 0; i < in->n; i++)
         in->paths[i] = t[i].path;
     free(t);
+    return reports;
 }
 
 int cmd_whatif(int argc, char **argv)
@@ -439,7 +443,14 @@ int cmd_whatif(int argc, char **argv)
     int ntraces = parse_args(&o, argc, argv);
     struct inputs in;
     inputs_collect(argv, ntraces, &in);
-    order_traces(&in);
+    size_t reports = order_traces(&in);
+    if (reports && reports != in.n)
+        tool_usage_error("whatif", "give traces or JSON reports, not both");
+    if (reports) {
+        int rc = whatif_reports(in.paths, in.n, o.json, o.glob);
+        inputs_free(&in);
+        return rc;
+    }
     load_cost(&o);
     struct whatif w;
     if (whatif_init(&w, o.sizes, o.nsizes) != 0)

@@ -907,8 +907,29 @@ def case_json_inputs(ctx):
     for args in (["report"], ["check", "--max-amplification", "10"]):
         _, err = ctx.st(*args, sites, rc=2)
         one_line(err, sites, "seektrace.sites/1", "holds no process's report")
-    _, err = ctx.st("whatif", merged, rc=2)
-    one_line(err, merged, "holds no stdio calls to replay")
+    # whatif: a report holds no calls to replay; what it holds is shown, and
+    # its 4 KiB prediction is the one whatif makes from the trace.
+    w = ctx.stj("whatif", "--json", merged)
+    expect(w["schema"] == "seektrace.whatif-reports/1" and w["processes"] == 2, f"{w}"[:300])
+    traces, _, _ = ctx.traced([ctx.a.demo, os.path.join(ctx.tmp, "d.dat"), "--buffer", "131072",
+                               "--seeks", "300"], name="big")
+    (bt,) = traces_in(traces)
+    big = os.path.join(ctx.tmp, "big.json")
+    with open(big, "w") as fh:
+        fh.write(ctx.st("report", "--json", bt)[0])
+    f = file_of(ctx.stj("report", "--json", bt), "d.dat")
+    wf = file_of(ctx.stj("whatif", "--json", big), "d.dat")
+    expect(all(wf[k] == f[k] for k in ("kernel_read_bytes", "delivered_bytes", "read_syscalls",
+                                       "whatif_4k_kernel_read_bytes")) and
+           wf["whatif_4k_kernel_read_bytes"] > 0, f"{wf} vs {f}")
+    replayed = file_of(ctx.stj("whatif", "--json", "--sizes", "4k", "--cost", "400,150,300,0.1",
+                               bt), "d.dat")
+    expect(replayed["sizes"][0]["kernel_read_bytes"] == wf["whatif_4k_kernel_read_bytes"],
+           f"{replayed['sizes'][0]} vs {wf}")
+    out, _ = ctx.st("whatif", big)
+    expect("from JSON reports" in out and "run whatif on the traces" in out, out[:400])
+    _, err = ctx.st("whatif", big, bt, rc=2)
+    one_line(err, "traces or JSON reports, not both")
 
 
 def case_option_order(ctx):
