@@ -1,90 +1,102 @@
-/* real.h — the libc functions behind every interposed symbol.
+/* real.h — the libc functions behind every interposed symbol, and the one
+ * way to call them: ST_REAL(name).
  *
- * Generated from the same tables that generate the wrappers, so a wrapper
- * can never exist without its real function. Resolved with
- * dlsym(RTLD_NEXT) once, before anything else the library does; until then
- * wrappers must not be reached (st_real_ready() says whether they can). */
+ * Generated from the tables that generate the wrappers (real_table.h lists
+ * every row of every .def, the hand-written wrappers' in wrap_hand.def), so
+ * a wrapper can never exist without its real function, nor a name be
+ * listed twice. Each is found with dlsym(RTLD_NEXT) and kept in struct
+ * st_real: the names a table marks START all at once by st_real_resolve(),
+ * first thing at start-up (wrap/init.c); FIRST_USE ones on their first
+ * call, so that start-up does not pay for rare calls.
+ *
+ * ST_REAL(name) can be called at any time, as libc's own would be: before
+ * start-up (another library's constructor reads a file before ours runs),
+ * while start-up runs in another thread, and from inside dlsym itself
+ * (dlsym may call calloc, and the program's malloc may read a file: the
+ * nested lookup is dlsym's own recursion, which glibc allows; nothing here
+ * takes a lock). Until its name is resolved, a generated family's slot
+ * holds a stand-in (real.c) that looks the name up, keeps it and calls it:
+ * the wrappers that run on every call load the slot and call, with no test
+ * (the stdio fast path has no register to spare for one). A hand-written
+ * wrapper's slot starts out NULL, and ST_REAL tests it and looks the name
+ * up there. A lookup is one atomic store of a pointer, the same whichever
+ * thread makes it, so two early threads racing only look it up twice.
+ *
+ * When libc has no such function (an older glibc: preadv64v2, close_range,
+ * _Fork), a hand-written wrapper's ST_REAL yields NULL (ST_REAL_OR_ENOSYS
+ * turns that into the call's ENOSYS) and a stand-in fails with ENOSYS; both
+ * look again at the next call. Once start-up is over, a START name never
+ * calls dlsym again: a fatal-signal handler (sigaction), a fork child and a
+ * vfork child (which shares its parent's memory, the slots included) only
+ * load a pointer. A FIRST_USE name called first in one of those looks
+ * itself up there, as a lazily bound PLT slot would. */
 #ifndef SEEKTRACE_REAL_H
 #define SEEKTRACE_REAL_H
 
 #define _GNU_SOURCE 1
+#include <dirent.h>
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
+struct termios;
+struct winsize;
+
 struct st_real {
-#define STDIO(call, ret, name, params, args, stream, op) ret (*name) params;
-#define STDIO_VOID(call, name, params, args, stream, op) void (*name) params;
-#include "wrap_stdio.def"
-#undef STDIO
-#undef STDIO_VOID
-#define POSIX_READ(call, name, params, args, fd, req, off) ssize_t (*name) params;
-#define POSIX_SEEK(name, ret, params, args, fd) ret (*name) params;
-#define POSIX_DUP(name, params, args, fd, nfd) int (*name) params;
-#include "wrap_posix.def"
-#undef POSIX_READ
-#undef POSIX_SEEK
-#undef POSIX_DUP
-#define OPEN(name, type, params, args, dir, path, flags) __typeof__(type) name;
-#include "wrap_open.def"
-#undef OPEN
-#define OPEN2(name, params, args, dir, path) int (*name) params;
-#include "wrap_open2.def"
-#undef OPEN2
-    /* The rest are interposed by hand (their bodies differ). */
-    FILE *(*fopen)(const char *, const char *);
-    FILE *(*fopen64)(const char *, const char *);
-    FILE *(*fdopen)(int, const char *);
-    FILE *(*freopen)(const char *, const char *, FILE *);
-    FILE *(*freopen64)(const char *, const char *, FILE *);
-    int (*ungetc)(int, FILE *);
-    int (*fclose)(FILE *);
-    int (*pclose)(FILE *);
-    int (*setvbuf)(FILE *, char *, int, size_t);
-    void (*setbuf)(FILE *, char *);
-    void (*setbuffer)(FILE *, char *, size_t);
-    void (*setlinebuf)(FILE *);
-    int (*close)(int);
-    int (*fcntl)(int, int, ...);
-    int (*fcntl64)(int, int, ...);
-    void (*_exit)(int);
-    void (*_Exit)(int);
+#define ST_REAL_ROW(name, type, when, how) __typeof__(type) name;
+#include "real_table.h"
+#undef ST_REAL_ROW
 };
 
 extern struct st_real st_real;
 
-/* The real function behind an interposed name kept out of struct st_real
- * (its wrapper is rare or written by hand), resolved on first use: a call
- * can come from another library's constructor before ours has run.
- * get_<name>() returns it, NULL when libc has none. */
-#define ST_REAL_LAZY(name, type)                                                     \
-    static type real_##name;                                                         \
-    static type get_##name(void)                                                     \
+enum st_real_id {
+#define ST_REAL_ROW(name, type, when, how) ST_REAL_ID_##name,
+#include "real_table.h"
+#undef ST_REAL_ROW
+    ST_REAL_COUNT
+};
+
+/* Looks the real function up now (dlsym) and keeps it when libc has it;
+ * returns it, or NULL. */
+void *st_real_lookup(enum st_real_id id);
+
+/* ST_REAL(name): the real function, by the row's `how` (real_table.h). */
+#define ST_REAL_ACCESSOR_STANDIN(name)                                               \
+    static inline __typeof__(st_real.name) st_real_get_##name(void)                  \
     {                                                                                \
-        type f = __atomic_load_n(&real_##name, __ATOMIC_ACQUIRE);                    \
-        if (!f) {                                                                    \
-            *(void **)&f = dlsym(RTLD_NEXT, #name);                                  \
-            __atomic_store_n(&real_##name, f, __ATOMIC_RELEASE);                     \
-        }                                                                            \
+        return st_real.name;                                                         \
+    }
+#define ST_REAL_ACCESSOR_CHECKED(name)                                               \
+    static inline __typeof__(st_real.name) st_real_get_##name(void)                  \
+    {                                                                                \
+        __typeof__(st_real.name) f = __atomic_load_n(&st_real.name, __ATOMIC_ACQUIRE); \
+        if (__builtin_expect(!f, 0))                                                 \
+            *(void **)&f = st_real_lookup(ST_REAL_ID_##name);                        \
         return f;                                                                    \
     }
+#define ST_REAL_ROW(name, type, when, how) ST_REAL_ACCESSOR_##how(name)
+#include "real_table.h"
+#undef ST_REAL_ROW
+#undef ST_REAL_ACCESSOR_STANDIN
+#undef ST_REAL_ACCESSOR_CHECKED
+#define ST_REAL(name) (st_real_get_##name())
 
-/* In a wrapper returning an int or a pid: `real` becomes get_<name>(), and
- * the wrapper fails with ENOSYS, as the call would, when libc has none. */
+/* In a hand-written wrapper returning an int or a pid: `real` becomes
+ * ST_REAL(name), and the wrapper fails with ENOSYS, as the call would, when
+ * libc has none. */
 #define ST_REAL_OR_ENOSYS(name)                                                      \
-    __typeof__(get_##name()) real = get_##name();                                    \
+    __typeof__(st_real.name) real = ST_REAL(name);                                   \
     if (!real) {                                                                     \
         errno = ENOSYS;                                                              \
         return -1;                                                                   \
     }
 
-/* Resolves every pointer; safe to call more than once. Returns the number
- * of names libc does not have (older glibc: e.g. preadv64v2). */
+/* Looks up every START name; safe to call more than once. Returns the
+ * number libc does not have (older glibc: e.g. preadv64v2). */
 int st_real_resolve(void);
-
-/* True once st_real_resolve() has run. */
-int st_real_ready(void);
 
 #endif

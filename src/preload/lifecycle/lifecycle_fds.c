@@ -1,5 +1,5 @@
 /* lifecycle_fds.c — descriptors closed where the close wrapper cannot see:
- * close_range, closefrom and closedir.
+ * close_range, closefrom and closedir (their wrappers: wrap/wrap_fds.c).
  *
  * Daemons and sandboxes close every descriptor above 2 in one call. The fd
  * table (fdtable.h) must forget the ones that were open, or a pipe or
@@ -13,27 +13,18 @@
  * of numbers between them. None of this runs for CLOSE_RANGE_CLOEXEC,
  * which closes nothing now. */
 #define _GNU_SOURCE 1
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "ensure_init.h"
-#include "export.h"
 #include "fdtable.h"
 #include "glibc_compat.h"
 #include "lifecycle.h"
 #include "proc_self.h"
-#include "real.h"
-
-typedef int (*close_range_fn)(unsigned int, unsigned int, int);
-typedef void (*closefrom_fn)(int);
-typedef int (*closedir_fn)(DIR *);
 
 /* A set of descriptor numbers, from mmap (this may run in a forked child
  * of a threaded program, where malloc is off limits). */
@@ -145,8 +136,8 @@ static void close_span(unsigned lo, unsigned hi)
  * unshares the table, whole since the run stops below the table's end.
  * close_range returns the first failure (each run has the same flags: a
  * refusal of those is the first run's). */
-static int close_around_own(unsigned lo, unsigned hi, int flags, close_range_fn real_range,
-                            closefrom_fn real_from)
+static int close_around_own(unsigned lo, unsigned hi, int flags, st_close_range_fn real_range,
+                            st_closefrom_fn real_from)
 {
     int own[ST_OWN_FDS_MAX];
     int n = st_lifecycle_own_fds(own);
@@ -174,8 +165,8 @@ static int close_around_own(unsigned lo, unsigned hi, int flags, close_range_fn 
     return r;
 }
 
-static int range_call(unsigned lo, unsigned hi, int flags, close_range_fn real_range,
-                      closefrom_fn real_from)
+int st_lifecycle_close_range(unsigned lo, unsigned hi, int flags, st_close_range_fn real_range,
+                             st_closefrom_fn real_from)
 {
     /* CLOSE_RANGE_CLOEXEC closes nothing now; the library's descriptors
      * are close-on-exec already. */
@@ -196,46 +187,15 @@ static int range_call(unsigned lo, unsigned hi, int flags, close_range_fn real_r
     return r;
 }
 
-ST_REAL_LAZY(close_range, close_range_fn)
-ST_REAL_LAZY(closefrom, closefrom_fn)
-ST_REAL_LAZY(closedir, closedir_fn)
-
-ST_EXPORT(int, close_range, (unsigned int lo, unsigned int hi, int flags))
+/* glibc closes a directory's descriptor whatever closedir returns. One
+ * opendir opened is not in the table (unless a rewinddir looked it up):
+ * nothing to forget, and the fast paths, which any change to the table
+ * resets, keep on. */
+void st_lifecycle_dir_closed(int fd)
 {
-    st_ensure_init();
-    ST_REAL_OR_ENOSYS(close_range)
-    return range_call(lo, hi, flags, real, NULL);
-}
-
-ST_EXPORT(void, closefrom, (int lo))
-{
-    st_ensure_init();
-    closefrom_fn real = get_closefrom();
-    if (!real || lo < 0) {
-        if (real)
-            real(lo);
-        return;
-    }
-    range_call((unsigned)lo, UINT_MAX, 0, NULL, real);
-}
-
-/* closedir closes the directory's descriptor inside glibc. When the
- * program opened that descriptor itself (open, then fdopendir: Python's
- * os.listdir(fd), fts), a pipe or socket that later reuses the number
- * would be charged to the directory. */
-ST_EXPORT(int, closedir, (DIR *dir))
-{
-    st_ensure_init();
-    ST_REAL_OR_ENOSYS(closedir)
-    int fd = dir ? dirfd(dir) : -1;
-    int r = real(dir);
-    /* glibc closes it whatever closedir returns. One opendir opened is not
-     * in the table (unless a rewinddir looked it up): nothing to forget,
-     * and the fast paths, which any change to the table resets, keep on. */
     if (fd >= 0 && st_fd_peek(fd)) {
         int e = errno;
         st_fd_closed(fd);
         errno = e;
     }
-    return r;
 }

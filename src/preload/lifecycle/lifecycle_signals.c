@@ -10,7 +10,8 @@
  * status, termination signal and core are the program's own.
  *
  * Transparency: the program never sees our handler. sigaction, signal,
- * bsd_signal, ssignal, sysv_signal and sigset are wrapped: asking for
+ * bsd_signal, ssignal, sysv_signal and sigset are wrapped (wrap/
+ * wrap_signals.c, which calls st_signals_*: lifecycle.h): asking for
  * SIG_DFL installs ours instead (and remembers the flags and mask asked
  * for), asking for anything else installs that (ours is gone: the program's
  * handler decides, and if it exits we report on the exit path), and the old
@@ -27,7 +28,6 @@
  *
  * SEEKTRACE_SIGNALS=0 (or "off") installs nothing. */
 #define _GNU_SOURCE 1
-#include <dlfcn.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -39,10 +39,9 @@
 #include <unistd.h>
 
 #include "bulk.h"
-#include "ensure_init.h"
 #include "exit_report.h"
-#include "export.h"
 #include "lifecycle.h"
+#include "real.h"
 #include "warn.h"
 
 #ifndef SA_RESTORER
@@ -76,33 +75,6 @@ struct belief {
 static struct belief believed[NSIGS];
 /* The restorer glibc's sigaction puts in every action it installs. */
 static void (*glibc_restorer)(void);
-
-typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
-typedef __sighandler_t (*signal_fn)(int, __sighandler_t);
-
-static sigaction_fn real_sigaction;
-static signal_fn real_signal, real_bsd_signal, real_ssignal, real_sysv_signal,
-    real___sysv_signal, real_sigset;
-
-static void *next(const char *name)
-{
-    return dlsym(RTLD_NEXT, name);
-}
-
-static void resolve(void)
-{
-    if (__atomic_load_n(&real_sigaction, __ATOMIC_ACQUIRE))
-        return;
-    *(void **)&real_signal = next("signal");
-    *(void **)&real_bsd_signal = next("bsd_signal");
-    *(void **)&real_ssignal = next("ssignal");
-    *(void **)&real_sysv_signal = next("sysv_signal");
-    *(void **)&real___sysv_signal = next("__sysv_signal");
-    *(void **)&real_sigset = next("sigset");
-    sigaction_fn f;
-    *(void **)&f = next("sigaction");
-    __atomic_store_n(&real_sigaction, f, __ATOMIC_RELEASE);
-}
 
 static int is_caught(int sig)
 {
@@ -164,9 +136,8 @@ static void disguise(int sig, struct sigaction *old)
 
 static int do_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-    resolve();
     if (!is_caught(sig))
-        return real_sigaction(sig, act, old);
+        return ST_REAL(sigaction)(sig, act, old);
     struct sigaction mine, want;
     const struct sigaction *use = act;
     int to_default = act && act->sa_handler == SIG_DFL;
@@ -175,7 +146,7 @@ static int do_sigaction(int sig, const struct sigaction *act, struct sigaction *
         our_action(sig, &mine);
         use = &mine;
     }
-    int r = real_sigaction(sig, use, old);
+    int r = ST_REAL(sigaction)(sig, use, old);
     if (r == 0) {
         int e = errno;
         if (old)
@@ -187,22 +158,15 @@ static int do_sigaction(int sig, const struct sigaction *act, struct sigaction *
     return r;
 }
 
-ST_EXPORT(int, sigaction, (int sig, const struct sigaction *act, struct sigaction *old))
+int st_signals_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
-    st_ensure_init();
-    return do_sigaction(sig, act, old);
-}
-
-ST_EXPORT(int, __sigaction, (int sig, const struct sigaction *act, struct sigaction *old))
-{
-    st_ensure_init();
     return do_sigaction(sig, act, old);
 }
 
 /* signal() and friends: SIG_DFL goes through do_sigaction with the flags
  * and mask glibc's own function would use; anything else goes to the real
  * function, whose answer is disguised. */
-static __sighandler_t via_real(signal_fn real, int sig, __sighandler_t h)
+static __sighandler_t via_real(st_signal_fn real, int sig, __sighandler_t h)
 {
     __sighandler_t r = real(sig, h);
     if (is_caught(sig) && r == (__sighandler_t)(void *)on_fatal) {
@@ -226,32 +190,20 @@ static __sighandler_t default_via_sigaction(int sig, int flags, int self_in_mask
     return old.sa_handler;
 }
 
-#define SIGNAL_LIKE(name, flags, self_in_mask)                                        \
-    ST_EXPORT(__sighandler_t, name, (int sig, __sighandler_t h))                      \
-    {                                                                                 \
-        st_ensure_init();                                                             \
-        resolve();                                                                    \
-        if (h == SIG_DFL && is_caught(sig))                                           \
-            return default_via_sigaction(sig, flags, self_in_mask);                   \
-        return via_real(real_##name, sig, h);                                         \
-    }
-/* BSD semantics: restart, the signal blocked in its handler. */
-SIGNAL_LIKE(signal, SA_RESTART, 1)
-SIGNAL_LIKE(bsd_signal, SA_RESTART, 1)
-SIGNAL_LIKE(ssignal, SA_RESTART, 1)
-/* System V semantics: one shot, not blocked, interrupting. */
-SIGNAL_LIKE(sysv_signal, SA_RESETHAND | SA_NODEFER, 0)
-SIGNAL_LIKE(__sysv_signal, SA_RESETHAND | SA_NODEFER, 0)
-#undef SIGNAL_LIKE
+__sighandler_t st_signals_signal(st_signal_fn real, int sig, __sighandler_t h, int flags,
+                                 int self_in_mask)
+{
+    if (h == SIG_DFL && is_caught(sig))
+        return default_via_sigaction(sig, flags, self_in_mask);
+    return via_real(real, sig, h);
+}
 
 /* sigset(sig, SIG_DFL) also unblocks sig and answers SIG_HOLD if it was
  * blocked. */
-ST_EXPORT(__sighandler_t, sigset, (int sig, __sighandler_t h))
+__sighandler_t st_signals_sigset(st_signal_fn real, int sig, __sighandler_t h)
 {
-    st_ensure_init();
-    resolve();
     if (h != SIG_DFL || !is_caught(sig))
-        return via_real(real_sigset, sig, h);
+        return via_real(real, sig, h);
     __sighandler_t old = default_via_sigaction(sig, 0, 0);
     if (old == SIG_ERR)
         return SIG_ERR;
@@ -309,13 +261,12 @@ static void on_fatal(int sig, siginfo_t *si, void *ucv)
         st_report_wait(2000); /* another thread may be writing it */
     }
     /* The program's own disposition, as it set it. */
-    resolve();
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
     dfl.sa_flags = believed[sig].flags & ~SA_RESTORER;
     memcpy(&dfl.sa_mask, &believed[sig].mask, sizeof(unsigned long));
-    real_sigaction(sig, &dfl, NULL);
+    ST_REAL(sigaction)(sig, &dfl, NULL);
 
     /* Deliver it again to this thread, with its siginfo. It stays blocked
      * until this handler returns; then the kernel delivers it at the
@@ -345,15 +296,14 @@ static void read_setting(void)
 void st_signals_init(void)
 {
     read_setting();
-    resolve();
-    if (!enabled || !real_sigaction) {
+    if (!enabled || !ST_REAL(sigaction)) {
         enabled = 0;
         return;
     }
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
         int sig = fatal_signals[i];
         struct sigaction cur, mine;
-        if (real_sigaction(sig, NULL, &cur) != 0)
+        if (ST_REAL(sigaction)(sig, NULL, &cur) != 0)
             continue;
         fatal[sig] = 1;
         believe(sig, &cur);
@@ -361,8 +311,8 @@ void st_signals_init(void)
             continue; /* ignored, or a handler already (another constructor's) */
         our_action(sig, &mine);
         struct sigaction now;
-        if (real_sigaction(sig, &mine, NULL) == 0 && !glibc_restorer &&
-            real_sigaction(sig, NULL, &now) == 0)
+        if (ST_REAL(sigaction)(sig, &mine, NULL) == 0 && !glibc_restorer &&
+            ST_REAL(sigaction)(sig, NULL, &now) == 0)
             glibc_restorer = now.sa_restorer; /* as the kernel reports it back */
     }
 }

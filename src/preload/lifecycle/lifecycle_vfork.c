@@ -13,25 +13,20 @@
  * child execs is traced by its own copy of the library). Busy is set before
  * the syscall and cleared when it returns in the parent.
  *
- * The wrapper itself is assembly, and makes the syscall itself, as
- * glibc's vfork does: a C function's frame would lie on the stack the child
- * returns through and then reuses, and the parent, resumed later, would
- * return through whatever the child left there. So the return address
- * waits in %rdi, which the kernel keeps for each task across the syscall,
- * and each task pushes it back for itself after. x86-64 only; elsewhere
+ * The wrapper is wrap/wrap_process.c's, in assembly (it says why); it
+ * calls the two functions here around the syscall. x86-64 only; elsewhere
  * vfork is not interposed (docs/reliability.md). */
 #define _GNU_SOURCE 1
 #include <errno.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
+#include "lifecycle.h"
 #include "thread_state.h"
 
 #if defined(__x86_64__)
 
 /* Before the syscall: the thread passes everything through until the
  * child is gone. */
-__attribute__((used, noinline, noclone)) static void vfork_enter(void)
+void st_lifecycle_vfork_enter(void)
 {
     st_self.busy++;
     st_self.own_io++;
@@ -39,7 +34,7 @@ __attribute__((used, noinline, noclone)) static void vfork_enter(void)
 
 /* After it, in the child (0) and in the parent: the parent's thread is
  * itself again. Returns what vfork returns, errno set on failure. */
-__attribute__((used, noinline, noclone)) static long vfork_leave(long result)
+long st_lifecycle_vfork_leave(long result)
 {
     if (result == 0)
         return 0;
@@ -51,40 +46,5 @@ __attribute__((used, noinline, noclone)) static long vfork_leave(long result)
     }
     return result;
 }
-
-#define ST_STR(x) #x
-#define ST_XSTR(x) ST_STR(x)
-
-/* On entry the stack is 8 off 16-byte alignment: each C call gets 8 more. */
-__asm__(".text\n"
-        ".globl vfork\n"
-        ".type vfork, @function\n"
-        "vfork:\n"
-        ".cfi_startproc\n"
-#ifdef __CET__
-        "endbr64\n"
-#endif
-        "subq $8, %rsp\n"
-        ".cfi_adjust_cfa_offset 8\n"
-        "call vfork_enter\n"
-        "addq $8, %rsp\n"
-        ".cfi_adjust_cfa_offset -8\n"
-        "popq %rdi\n"
-        ".cfi_adjust_cfa_offset -8\n"
-        ".cfi_register rip, rdi\n"
-        "movl $" ST_XSTR(__NR_vfork) ", %eax\n"
-        "syscall\n"
-        "pushq %rdi\n"
-        ".cfi_adjust_cfa_offset 8\n"
-        ".cfi_rel_offset rip, 0\n"
-        "subq $8, %rsp\n"
-        ".cfi_adjust_cfa_offset 8\n"
-        "movq %rax, %rdi\n"
-        "call vfork_leave\n"
-        "addq $8, %rsp\n"
-        ".cfi_adjust_cfa_offset -8\n"
-        "ret\n"
-        ".cfi_endproc\n"
-        ".size vfork, .-vfork\n");
 
 #endif

@@ -14,13 +14,10 @@
 #if defined(__x86_64__)
 #include <cpuid.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <x86intrin.h>
-
-#include "export.h"
 #endif
 
 /* ---- the arithmetic ------------------------------------------------------ */
@@ -227,19 +224,10 @@ uint64_t st_trace_clock_anchor(void)
  * for the process here, before it takes effect. Any PR_SET_TSC does: the
  * flag is the thread's own and passes to the threads it starts, and
  * turning off is only ever a little slower. */
-ST_EXPORT(int, prctl, (int option, ...))
+void st_trace_clock_prctl(int option)
 {
-    va_list ap;
-    va_start(ap, option);
-    unsigned long a2 = va_arg(ap, unsigned long), a3 = va_arg(ap, unsigned long);
-    unsigned long a4 = va_arg(ap, unsigned long), a5 = va_arg(ap, unsigned long);
-    va_end(ap);
     if (option == PR_SET_TSC && __atomic_load_n(&tsc_state, __ATOMIC_ACQUIRE) == TSC_ON)
         tsc_off();
-    /* glibc's prctl is this very syscall. Not dlsym'd: allocators call
-     * prctl while they set up (naming their mappings), and dlsym may
-     * allocate. */
-    return (int)syscall(SYS_prctl, option, a2, a3, a4, a5);
 }
 
 const char *st_trace_clock_source(void)

@@ -33,7 +33,8 @@
  *   - Not read at all where CPUID lacks the invariant-TSC bit or rdtsc
  *     would raise SIGSEGV (prctl PR_SET_TSC at start-up); a program's own
  *     prctl(PR_SET_TSC, ...) later turns it off before it takes effect (on
- *     x86-64 the library interposes prctl for this alone).
+ *     x86-64 the library interposes prctl for this alone: wrap/
+ *     wrap_process.c calls st_trace_clock_prctl first).
  *   - If at a re-anchor the TSC's prediction and the clock disagree by more
  *     than ST_TSC_MAX_SKEW_NS (plus 1/1024 of the time since the thread's
  *     last anchor), the TSC is turned off for the process: clock_gettime
@@ -55,6 +56,10 @@ uint64_t st_trace_clock_anchor(void);
 /* Which clock st_trace_clock_ns reads now: "tsc", "tsc (calibrating)" or
  * "monotonic" (for benchmarks). */
 const char *st_trace_clock_source(void);
+#if defined(__x86_64__)
+/* The program is about to call prctl(option, ...). */
+void st_trace_clock_prctl(int option);
+#endif
 
 /* ---- the arithmetic ------------------------------------------------------ */
 

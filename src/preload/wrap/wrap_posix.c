@@ -7,7 +7,6 @@
  * start-up: a library's constructor may read a file before ours has run. */
 #define _GNU_SOURCE 1
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -27,9 +26,6 @@
 #include "trace_writer.h"
 #include "wrappers.h"
 
-
-#define REAL(name) \
-    (st_real.name ? st_real.name : (*(void **)&st_real.name = dlsym(RTLD_NEXT, #name), st_real.name))
 
 static uint64_t iov_bytes(const struct iovec *v, int n)
 {
@@ -95,7 +91,7 @@ static void note_lseek(int fd, off64_t r)
     {                                                                                \
         st_ensure_init();                                                            \
         st_trace_sys_begin();                                                        \
-        ssize_t r = REAL(name) args;                                                 \
+        ssize_t r = ST_REAL(name) args;                                             \
         AFTER_ELSE(note_read(fd, ST_CALL_##call, req, off, r),                       \
                    if (st_record_in_handler()) st_record_handler_read(fd, r));       \
         return r;                                                                    \
@@ -105,7 +101,7 @@ static void note_lseek(int fd, off64_t r)
     {                                                                                \
         st_ensure_init();                                                            \
         st_trace_sys_begin();                                                        \
-        ret r = REAL(name) args;                                                     \
+        ret r = ST_REAL(name) args;                                                 \
         AFTER_ELSE(note_lseek(fd, r),                                                \
                    if (st_record_in_handler()) st_record_handler_lseek(fd));         \
         return r;                                                                    \
@@ -119,7 +115,7 @@ static void note_lseek(int fd, off64_t r)
     {                                                                                \
         st_ensure_init();                                                            \
         DUP_REPLACES_##name                                                          \
-        int r = REAL(name) args;                                                     \
+        int r = ST_REAL(name) args;                                                 \
         if (r >= 0)                                                                  \
             AFTER(st_fd_dup(fd, nfd));                                               \
         return r;                                                                    \
@@ -155,7 +151,7 @@ static void note_open(int fd, int dir, const char *path)
             mode = va_arg(ap, mode_t);                                               \
             va_end(ap);                                                              \
         }                                                                            \
-        int r = REAL(name)(STRIP args, mode);                                        \
+        int r = ST_REAL(name)(STRIP args, mode);                                    \
         if (r >= 0)                                                                  \
             AFTER(note_open(r, dir, path));                                          \
         return r;                                                                    \
@@ -167,7 +163,7 @@ static void note_open(int fd, int dir, const char *path)
     ST_EXPORT(int, name, params)                                                     \
     {                                                                                \
         st_ensure_init();                                                            \
-        int r = REAL(name) args;                                                     \
+        int r = ST_REAL(name) args;                                                 \
         if (r >= 0)                                                                  \
             AFTER(note_open(r, dir, path));                                          \
         return r;                                                                    \
@@ -187,7 +183,7 @@ ST_EXPORT(int, close, (int fd))
      * open could take it first, and this would forget that thread's file.
      * Linux releases the descriptor even when close reports an error. */
     AFTER(st_fd_closed(fd));
-    return REAL(close)(fd);
+    return ST_REAL(close)(fd);
 }
 
 /* rewinddir and seekdir each make one lseek on the directory's descriptor
@@ -204,16 +200,11 @@ static void note_dir_lseek(DIR *dir, long pos)
     st_desc_set(e->desc, pos);
 }
 
-typedef void (*rewinddir_fn)(DIR *);
-typedef void (*seekdir_fn)(DIR *, long);
-ST_REAL_LAZY(rewinddir, rewinddir_fn)
-ST_REAL_LAZY(seekdir, seekdir_fn)
-
 #define DIR_SEEK(name, params, args, pos)                                            \
     ST_EXPORT(void, name, params)                                                    \
     {                                                                                \
         st_ensure_init();                                                            \
-        name##_fn real = get_##name();                                               \
+        __typeof__(st_real.name) real = ST_REAL(name);                              \
         if (!real)                                                                   \
             return;                                                                  \
         real args;                                                                   \
@@ -234,7 +225,7 @@ DIR_SEEK(seekdir, (DIR *dir, long pos), (dir, pos), pos)
         va_start(ap, cmd);                                                           \
         void *arg = va_arg(ap, void *);                                              \
         va_end(ap);                                                                  \
-        int r = REAL(name)(fd, cmd, arg);                                            \
+        int r = ST_REAL(name)(fd, cmd, arg);                                        \
         if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))                    \
             AFTER(st_fd_dup(fd, r));                                                 \
         return r;                                                                    \
@@ -248,7 +239,7 @@ ST_EXPORT(void, _exit, (int status))
 {
     st_ensure_init();
     st_report_at_exit();
-    REAL(_exit)(status);
+    ST_REAL(_exit)(status);
     __builtin_unreachable();
 }
 
@@ -256,6 +247,6 @@ ST_EXPORT(void, _Exit, (int status))
 {
     st_ensure_init();
     st_report_at_exit();
-    REAL(_Exit)(status);
+    ST_REAL(_Exit)(status);
     __builtin_unreachable();
 }

@@ -196,7 +196,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
                                                         ST_UNPAREN params)           \
     {                                                                                \
         began = call_begin_rest(began, ST_CALL_##call, stream, frame);               \
-        ret r = (st_real.name) args;                                                 \
+        ret r = ST_REAL(name) args;                                                 \
         if (began == ST_BEGAN_LEAN) { /* it ends as the fast path does */            \
             call_end_fast();                                                         \
             return r;                                                                \
@@ -216,7 +216,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
         enum st_began began = call_begin_fast(ST_CALL_##call, stream, frame);        \
         if (__builtin_expect(began != ST_BEGAN_LEAN, 0))                             \
             return general_##name(began, frame, ST_UNPAREN args);                    \
-        ret r = (st_real.name) args;                                                 \
+        ret r = ST_REAL(name) args;                                                 \
         call_end_fast();                                                             \
         return r;                                                                    \
     }
@@ -226,7 +226,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
                                                          ST_UNPAREN params)          \
     {                                                                                \
         began = call_begin_rest(began, ST_CALL_##call, stream, frame);               \
-        (st_real.name) args;                                                         \
+        ST_REAL(name) args;                                                         \
         if (began == ST_BEGAN_LEAN) { /* it ends as the fast path does */            \
             call_end_fast();                                                         \
             return;                                                                  \
@@ -247,7 +247,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
             general_##name(began, frame, ST_UNPAREN args);                           \
             return;                                                                  \
         }                                                                            \
-        (st_real.name) args;                                                         \
+        ST_REAL(name) args;                                                         \
         call_end_fast();                                                             \
     }
 #include "wrap_stdio.def"
@@ -286,7 +286,7 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     {                                                                                \
         st_ensure_init();                                                            \
         int began = st_call_begin(ST_CALL_FOPEN, NULL, ST_FRAME_HERE);               \
-        FILE *fp = st_real.name args;                                                \
+        FILE *fp = ST_REAL(name) args;                                              \
         int e = errno;                                                               \
         if (began && fp) {                                                           \
             st_self.busy++;                                                          \
@@ -335,7 +335,7 @@ ST_EXPORT(int, setvbuf, (FILE *fp, char *buf, int mode, size_t size))
         st_call_end(began);
         return 0;
     }
-    int r = st_real.setvbuf(fp, buf, mode, size);
+    int r = ST_REAL(setvbuf)(fp, buf, mode, size);
     int e = errno;
     if (began && r == 0) {
         st_self.busy++;
@@ -354,7 +354,7 @@ ST_EXPORT(int, setvbuf, (FILE *fp, char *buf, int mode, size_t size))
         int began = st_call_begin(ST_CALL_SETVBUF, fp, ST_FRAME_HERE);               \
         int forced = st_bufsize_overrides(mode);                                     \
         if (!forced)                                                                 \
-            (st_real.name) args;                                                     \
+            ST_REAL(name) args;                                                     \
         int e = errno;                                                               \
         if (began && !forced) {                                                      \
             st_self.busy++;                                                          \
@@ -384,7 +384,7 @@ ST_EXPORT(int, ungetc, (int ch, FILE *fp))
         st_ledger_sync(s, fp);
         matches = st_op_ungetc_matches(fp, ch);
     }
-    int r = st_real.ungetc(ch, fp);
+    int r = ST_REAL(ungetc)(ch, fp);
     int e = errno;
     if (s) {
         st_ledger_mark(s, fp, 0);
@@ -413,7 +413,7 @@ ST_EXPORT(int, ungetc, (int ch, FILE *fp))
             funlockfile(fp);                                                         \
         }                                                                            \
         int fd = s ? s->fd : -1;                                                     \
-        int r = st_real.name(fp);                                                    \
+        int r = ST_REAL(name)(fp);                                                  \
         int e = errno;                                                               \
         if (s && !s->closed) {                                                       \
             st_stream_closed(s);                                                     \
