@@ -14,7 +14,8 @@
  *       own flag is read through the GOT: no extra load on the hot paths.
  *   strerrorname_np (2.32)  glibc's, else "errno N".
  * close_range, closefrom and _Fork are interposed and reached through
- * dlsym already (lifecycle_fds.c, lifecycle.c): absent, they are ENOSYS.
+ * dlsym already (boot/real.h, wrap/wrap_fds.c, wrap_process.c): absent,
+ * they are ENOSYS.
  * CLOSE_RANGE_CLOEXEC (Linux 5.11) and SYS_close_range (named by glibc
  * 2.32's <sys/syscall.h>; 436 in x86-64's table and the generic one) are
  * constants of the kernel's ABI. */

@@ -3,7 +3,7 @@
  * _exit pair by hand.
  *
  * Each makes exactly one syscall, so counting calls counts what strace
- * shows. The real function is resolved here on first use as well as at
+ * shows. ST_REAL (boot/real.h) reaches the real function even before
  * start-up: a library's constructor may read a file before ours has run. */
 #define _GNU_SOURCE 1
 #include <dirent.h>
