@@ -15,6 +15,7 @@
 #include "config.h"
 #include "files.h"
 #include "glibc_compat.h"
+#include "lifecycle.h"
 #include "ledger.h"
 #include "ops.h"
 #include "own_fds.h"
@@ -270,7 +271,10 @@ void st_report_at_exit(void)
     if (__atomic_exchange_n(&reported, 1, __ATOMIC_ACQ_REL))
         return;
     int saved_errno = errno;
-    in_handler = st_report_from_signal || st_in_signal_handler();
+    /* Unwinding to a signal frame costs tens of microseconds: only when a
+     * handler of the program's could be what is running. */
+    in_handler = st_report_from_signal ||
+                 (st_signals_program_handles() && st_in_signal_handler());
     struct st_sigblock blocked;
     st_lifecycle_block_signals(&blocked);
     st_self.busy++;

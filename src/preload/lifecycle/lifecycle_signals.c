@@ -73,8 +73,16 @@ struct belief {
     unsigned long mask;
 };
 static struct belief believed[NSIGS];
-/* The restorer glibc's sigaction puts in every action it installs. */
+/* The restorer glibc's sigaction puts in every action it installs, as
+ * the kernel reports it back: asked for the first time a program's SIG_DFL
+ * is remembered, not at start-up (one rt_sigaction fewer in every
+ * process). */
 static void (*glibc_restorer)(void);
+/* Whether the program (or another library) has installed a handler of its
+ * own for any signal: until it has, no code of the program can run in a
+ * signal handler, and the report need not unwind its stack to find out
+ * (st_signals_program_handles). */
+static int program_handlers;
 
 static int is_caught(int sig)
 {
@@ -100,6 +108,17 @@ static void our_action(int sig, struct sigaction *sa)
         sa->sa_flags |= SA_ONSTACK;
 }
 
+static void note_handler(__sighandler_t h)
+{
+    if (h != SIG_DFL && h != SIG_IGN && h != SIG_ERR && h != SIG_HOLD)
+        __atomic_store_n(&program_handlers, 1, __ATOMIC_RELEASE);
+}
+
+int st_signals_program_handles(void)
+{
+    return __atomic_load_n(&program_handlers, __ATOMIC_ACQUIRE);
+}
+
 static void believe(int sig, const struct sigaction *sa)
 {
     believed[sig].flags = sa->sa_flags;
@@ -117,6 +136,9 @@ static void remember_default(int sig, const struct sigaction *act)
     sigdelset(&b.sa_mask, SIGKILL);
     sigdelset(&b.sa_mask, SIGSTOP);
     b.sa_flags = act->sa_flags | SA_RESTORER;
+    struct sigaction now;
+    if (!glibc_restorer && ST_REAL(sigaction)(sig, NULL, &now) == 0 && is_ours(&now))
+        glibc_restorer = now.sa_restorer;
     b.sa_restorer = glibc_restorer;
     believe(sig, &b);
 }
@@ -136,6 +158,8 @@ static void disguise(int sig, struct sigaction *old)
 
 static int do_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
+    if (act)
+        note_handler(act->sa_handler);
     if (!is_caught(sig))
         return ST_REAL(sigaction)(sig, act, old);
     struct sigaction mine, want;
@@ -168,6 +192,7 @@ int st_signals_sigaction(int sig, const struct sigaction *act, struct sigaction 
  * function, whose answer is disguised. */
 static __sighandler_t via_real(st_signal_fn real, int sig, __sighandler_t h)
 {
+    note_handler(h);
     __sighandler_t r = real(sig, h);
     if (is_caught(sig) && r == (__sighandler_t)(void *)on_fatal) {
         /* Our handler was installed: the program set SIG_DFL before. */
@@ -252,9 +277,47 @@ static void report_on_own_stack(void)
         st_report_at_exit();
 }
 
+/* The signal again, to this thread, with its siginfo: blocked until the
+ * handler returns, then delivered at the interrupted instruction under
+ * whatever disposition is installed by then. */
+static void deliver_again(int sig, siginfo_t *si)
+{
+    long pid = syscall(SYS_getpid), tid = syscall(SYS_gettid);
+    if (!si || syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, si) != 0)
+        syscall(SYS_tgkill, pid, tid, sig);
+}
+
+/* While st_signals_init puts ours in: the signal whose old disposition it
+ * has just read back (0: none), and that disposition. */
+static volatile sig_atomic_t swapping;
+static struct sigaction swapped_out;
+
+/* Puts an action back exactly as the kernel held it (glibc's sigaction
+ * would add its SA_RESTORER and restorer to an ignored signal's zero flags,
+ * which the program would then read back). */
+static void put_back(int sig, const struct sigaction *was)
+{
+    struct {
+        void *handler;
+        unsigned long flags;
+        void *restorer;
+        unsigned long mask;
+    } k = {(void *)was->sa_handler, (unsigned long)was->sa_flags, (void *)was->sa_restorer, 0};
+    memcpy(&k.mask, &was->sa_mask, sizeof k.mask);
+    syscall(SYS_rt_sigaction, sig, &k, NULL, sizeof k.mask);
+}
+
 static void on_fatal(int sig, siginfo_t *si, void *ucv)
 {
     int saved_errno = errno;
+    if (sig == swapping && swapped_out.sa_handler != SIG_DFL) {
+        /* Came between our install and the put-back of an ignored signal
+         * or another library's handler: that disposition takes it. */
+        put_back(sig, &swapped_out);
+        deliver_again(sig, si);
+        errno = saved_errno;
+        return;
+    }
     if (st_lifecycle_is_owner()) {
         st_report_from_signal = 1;
         report_on_own_stack();
@@ -275,9 +338,7 @@ static void on_fatal(int sig, siginfo_t *si, void *ucv)
     ucontext_t *uc = ucv;
     if (uc)
         sigdelset(&uc->uc_sigmask, sig);
-    long pid = syscall(SYS_getpid), tid = syscall(SYS_gettid);
-    if (!si || syscall(SYS_rt_tgsigqueueinfo, pid, tid, sig, si) != 0)
-        syscall(SYS_tgkill, pid, tid, sig);
+    deliver_again(sig, si);
     errno = saved_errno;
 }
 
@@ -300,19 +361,25 @@ void st_signals_init(void)
         enabled = 0;
         return;
     }
+    /* One rt_sigaction a signal: ours goes in and the old disposition
+     * comes back in the same call; the rare one that was not SIG_DFL
+     * (ignored, or another constructor's handler) is put back at once, and
+     * should it come in between, on_fatal hands it to that disposition. */
     for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++) {
         int sig = fatal_signals[i];
-        struct sigaction cur, mine;
-        if (ST_REAL(sigaction)(sig, NULL, &cur) != 0)
-            continue;
-        fatal[sig] = 1;
-        believe(sig, &cur);
-        if (cur.sa_handler != SIG_DFL)
-            continue; /* ignored, or a handler already (another constructor's) */
+        struct sigaction mine;
         our_action(sig, &mine);
-        struct sigaction now;
-        if (ST_REAL(sigaction)(sig, &mine, NULL) == 0 && !glibc_restorer &&
-            ST_REAL(sigaction)(sig, NULL, &now) == 0)
-            glibc_restorer = now.sa_restorer; /* as the kernel reports it back */
+        swapping = sig;
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        if (ST_REAL(sigaction)(sig, &mine, &swapped_out) == 0) {
+            fatal[sig] = 1;
+            believe(sig, &swapped_out);
+            if (swapped_out.sa_handler != SIG_DFL) {
+                put_back(sig, &swapped_out);
+                note_handler(swapped_out.sa_handler);
+            }
+        }
+        __atomic_signal_fence(__ATOMIC_SEQ_CST);
+        swapping = 0;
     }
 }

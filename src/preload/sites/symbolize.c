@@ -22,6 +22,7 @@ static struct {
     Dwfl *dwfl;
     __typeof__(dwfl_begin) *begin;
     __typeof__(dwfl_end) *end;
+    __typeof__(dwfl_report_begin_add) *report_begin_add;
     __typeof__(dwfl_report_elf) *report_elf;
     __typeof__(dwfl_report_end) *report_end;
     __typeof__(dwfl_addrmodule) *addrmodule;
@@ -35,19 +36,6 @@ static struct {
 
 static Dwfl_Callbacks callbacks;
 
-/* Each loaded object, to libdw, from the loader's own list: libdw's
- * dwfl_linux_proc_report would read /proc/PID/maps and auxv, reads strace
- * shows in the program's name, on a file the program may read itself. An
- * object without a file (the vdso) is left out. */
-static int report_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size, (void)arg;
-    const char *path = info->dlpi_name[0] == '\0' ? st_proc_exe() : info->dlpi_name;
-    if (path[0] == '/')
-        dw.report_elf(dw.dwfl, path, path, -1, info->dlpi_addr, false);
-    return 0;
-}
-
 static int load_libdw(void)
 {
     if (dw.tried)
@@ -59,6 +47,7 @@ static int load_libdw(void)
 #define SYM(field, name) *(void **)&dw.field = dlsym(dw.handle, #name)
     SYM(begin, dwfl_begin);
     SYM(end, dwfl_end);
+    SYM(report_begin_add, dwfl_report_begin_add);
     SYM(report_elf, dwfl_report_elf);
     SYM(report_end, dwfl_report_end);
     SYM(addrmodule, dwfl_addrmodule);
@@ -69,9 +58,9 @@ static int load_libdw(void)
     SYM(find_elf, dwfl_linux_proc_find_elf);
     SYM(find_debuginfo, dwfl_build_id_find_debuginfo);
 #undef SYM
-    if (!dw.begin || !dw.end || !dw.report_elf || !dw.report_end || !dw.addrmodule ||
-        !dw.addrname || !dw.getsrc || !dw.lineinfo || !dw.module_info || !dw.find_elf ||
-        !dw.find_debuginfo)
+    if (!dw.begin || !dw.end || !dw.report_begin_add || !dw.report_elf || !dw.report_end ||
+        !dw.addrmodule || !dw.addrname || !dw.getsrc || !dw.lineinfo || !dw.module_info ||
+        !dw.find_elf || !dw.find_debuginfo)
         return 0;
     callbacks.find_elf = dw.find_elf;
     /* Local debug info only (the binary's own, /usr/lib/debug/.build-id):
@@ -80,14 +69,46 @@ static int load_libdw(void)
      * may wait on the network. */
     callbacks.find_debuginfo = dw.find_debuginfo;
     dw.dwfl = dw.begin(&callbacks);
-    if (!dw.dwfl)
-        return 0;
-    dl_iterate_phdr(report_object, NULL);
-    if (dw.report_end(dw.dwfl, NULL, NULL) != 0) {
+    if (dw.dwfl && dw.report_end(dw.dwfl, NULL, NULL) != 0) {
         dw.end(dw.dwfl);
         dw.dwfl = NULL;
     }
     return dw.dwfl != NULL;
+}
+
+/* The loaded objects handed to libdw so far, by load bias: each once, even
+ * when libdw could not take it. */
+#define MAX_REPORTED 64
+static uintptr_t reported[MAX_REPORTED] ST_BULK; /* the exit report's */
+static int nreported;
+
+/* libdw's module for the address, handed the one loaded object that holds
+ * it on first need: only the modules of sites libdw must name are opened,
+ * never the rest of the process (libdw's dwfl_linux_proc_report would also
+ * read /proc/PID/maps, which strace shows in the program's name). An
+ * object without a file (the vdso) is never libdw's. The main program is
+ * named by the file the kernel ran, as dladdr's argv[0] may not be it. */
+static Dwfl_Module *libdw_module(Dwarf_Addr at)
+{
+    Dwfl_Module *m = dw.addrmodule(dw.dwfl, at);
+    struct st_loaded_object o;
+    if (m || !st_loaded_object((uintptr_t)at, &o))
+        return m;
+    int i = 0;
+    while (i < nreported && reported[i] != o.base)
+        i++;
+    if (i < nreported)
+        return NULL;
+    if (nreported < MAX_REPORTED)
+        reported[nreported++] = o.base;
+    const char *path = o.path[0] == '\0' ? st_proc_exe() : o.path;
+    if (path[0] != '/')
+        return NULL;
+    dw.report_begin_add(dw.dwfl);
+    dw.report_elf(dw.dwfl, path, path, -1, o.base, false);
+    if (dw.report_end(dw.dwfl, NULL, NULL) != 0)
+        return NULL;
+    return dw.addrmodule(dw.dwfl, at);
 }
 
 static void with_dladdr(uintptr_t pc, const Dl_info *info, struct st_report_frame *f)
@@ -206,7 +227,7 @@ void st_symbolize(uintptr_t pc, struct st_report_frame *f)
     }
     if (!load_libdw())
         return;
-    Dwfl_Module *m = dw.addrmodule(dw.dwfl, at);
+    Dwfl_Module *m = libdw_module(at);
     if (!m)
         return;
     const char *name = dw.addrname(m, at);
@@ -226,6 +247,7 @@ void st_symbolize_done(void)
     for (int i = 0; i < nmodules; i++)
         st_elf_close(modules[i].elf);
     nmodules = 0;
+    nreported = 0;
     if (dw.dwfl)
         dw.end(dw.dwfl);
     dw.dwfl = NULL;

@@ -5,8 +5,9 @@
  * named from the module's own symbol table (elf_symtab.h), as libdwfl would
  * name it. The others use elfutils' libdwfl (loaded with dlopen only then,
  * and only when such a frame exists, so most traced programs never carry
- * libdw) for DWARF line info and full symbol tables; without it, dladdr's
- * dynamic symbols and module+offset. */
+ * libdw) for DWARF line info and full symbol tables, handed only the
+ * modules that hold such frames (the process's other objects are never
+ * opened); without it, dladdr's dynamic symbols and module+offset. */
 #ifndef SEEKTRACE_SYMBOLIZE_H
 #define SEEKTRACE_SYMBOLIZE_H
 
