@@ -102,6 +102,7 @@ struct scan {
     size_t n;
     const struct st_slot_patch *patches;
     int np;
+    uintptr_t lo, hi; /* the least and greatest implementation replaced */
 };
 
 /* What word k becomes, or NULL to keep it: an implementation we replace,
@@ -140,6 +141,11 @@ static int find_entries(const struct scan *s, struct entries *e)
 {
     e->n = 0;
     for (size_t k = 0; k < s->n; k++) {
+        /* Most words of the RELRO are no implementation we replace: one
+         * range check each, not one compare per patch (thousands of words,
+         * at every start-up). */
+        if ((uintptr_t)s->w[k] - s->lo > s->hi - s->lo)
+            continue;
         void *r = replacement(s, k);
         if (!r)
             continue;
@@ -228,7 +234,13 @@ const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n)
     }
 
     uintptr_t first = (img.relro.start + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1);
-    struct scan s = {&img, (void **)first, (img.relro.end - first) / sizeof(void *), patches, n};
+    struct scan s = {&img, (void **)first, (img.relro.end - first) / sizeof(void *), patches, n,
+                     UINTPTR_MAX, 0};
+    for (int i = 0; i < n; i++) {
+        uintptr_t impl = (uintptr_t)*patches[i].orig;
+        s.lo = impl < s.lo ? impl : s.lo;
+        s.hi = impl > s.hi ? impl : s.hi;
+    }
     void **wide = dlsym(RTLD_DEFAULT, "_IO_wfile_jumps");
     if (!covers(&s, jumps) || (wide && !covers(&s, wide)))
         return "glibc's stdio jump tables are not where their values say";
