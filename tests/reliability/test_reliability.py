@@ -617,15 +617,22 @@ def signals_disguise(ctx):
         # ASan intercepts sigaction itself and fills the struct's unused tail.
         print("SKIP: under ASan the sigaction tail bytes are the sanitizer's")
         return None
-    argv = [ctx.prog("rl_exit"), "query", ctx.files["A"]]
-    plain = ctx.plain(argv)
-    pre = ctx.preloaded(argv, ctx.fresh("reports"))
-    problems = rl.diff_behaviour("signals.disguise", plain, pre)
-    if problems:
+    query = [ctx.prog("rl_exit"), "query", ctx.files["A"]]
+    # The second run starts with SIGHUP and SIGPIPE ignored (as under nohup
+    # or a shell's trap ''): the library puts its handler in and those two
+    # back, and they must read back as exec left them (flags 0, no restorer).
+    ignored = ["/bin/sh", "-c", "trap '' HUP PIPE; exec \"$@\"", "sh"] + query
+    problems = []
+    for label, argv in (("signals.disguise", query), ("signals.disguise.ignored", ignored)):
+        plain = ctx.plain(argv)
+        pre = ctx.preloaded(argv, ctx.fresh("reports"))
+        problems += rl.diff_behaviour(label, plain, pre)
         for a, b in zip(plain.stdout.decode().splitlines(), pre.stdout.decode().splitlines()):
             if a != b:
-                print(f"plain:     {a}\nseektrace: {b}")
-    print(plain.stdout.decode()[-600:])
+                print(f"{label} plain:     {a}\n{label} seektrace: {b}")
+        print(plain.stdout.decode()[-600:])
+    if "start 1: IGN flags=0 mask=0 restorer=none" not in plain.stdout.decode():
+        problems.append("signals.disguise.ignored: SIGHUP did not start ignored")
     return problems
 
 
