@@ -95,6 +95,15 @@ static const char *verify_layout(const struct libc_image *img, void *const *jump
     return NULL;
 }
 
+/* A word's bit in the scan's filter: functions start at 16-byte
+ * boundaries, so the bits above those tell a few dozen implementations
+ * apart. */
+#define FILTER_BITS 1024
+static unsigned filter_bit(uintptr_t v)
+{
+    return (unsigned)(v >> 4) % FILTER_BITS;
+}
+
 /* The RELRO as words, and what the patches make of them. */
 struct scan {
     const struct libc_image *img;
@@ -102,7 +111,7 @@ struct scan {
     size_t n;
     const struct st_slot_patch *patches;
     int np;
-    uintptr_t lo, hi; /* the least and greatest implementation replaced */
+    uint64_t seen[FILTER_BITS / 64]; /* filter_bit of each implementation replaced */
 };
 
 /* What word k becomes, or NULL to keep it: an implementation we replace,
@@ -142,9 +151,11 @@ static int find_entries(const struct scan *s, struct entries *e)
     e->n = 0;
     for (size_t k = 0; k < s->n; k++) {
         /* Most words of the RELRO are no implementation we replace: one
-         * range check each, not one compare per patch (thousands of words,
-         * at every start-up). */
-        if ((uintptr_t)s->w[k] - s->lo > s->hi - s->lo)
+         * bit test each rules them out, not one compare per patch
+         * (thousands of words, at every start-up); a word whose bit is set
+         * is checked in full. */
+        unsigned bit = filter_bit((uintptr_t)s->w[k]);
+        if (!(s->seen[bit / 64] >> (bit % 64) & 1))
             continue;
         void *r = replacement(s, k);
         if (!r)
@@ -235,11 +246,10 @@ const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n)
 
     uintptr_t first = (img.relro.start + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1);
     struct scan s = {&img, (void **)first, (img.relro.end - first) / sizeof(void *), patches, n,
-                     UINTPTR_MAX, 0};
+                     {0}};
     for (int i = 0; i < n; i++) {
-        uintptr_t impl = (uintptr_t)*patches[i].orig;
-        s.lo = impl < s.lo ? impl : s.lo;
-        s.hi = impl > s.hi ? impl : s.hi;
+        unsigned bit = filter_bit((uintptr_t)*patches[i].orig);
+        s.seen[bit / 64] |= 1ull << (bit % 64);
     }
     void **wide = dlsym(RTLD_DEFAULT, "_IO_wfile_jumps");
     if (!covers(&s, jumps) || (wide && !covers(&s, wide)))
