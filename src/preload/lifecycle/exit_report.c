@@ -15,7 +15,6 @@
 #include "config.h"
 #include "files.h"
 #include "glibc_compat.h"
-#include "lifecycle.h"
 #include "ledger.h"
 #include "ops.h"
 #include "own_fds.h"
@@ -72,6 +71,7 @@ void st_report_reset_in_child(void)
 }
 
 int st_report_from_signal;
+int st_report_program_handlers;
 
 void st_report_wait(int max_ms)
 {
@@ -274,7 +274,8 @@ void st_report_at_exit(void)
     /* Unwinding to a signal frame costs tens of microseconds: only when a
      * handler of the program's could be what is running. */
     in_handler = st_report_from_signal ||
-                 (st_signals_program_handles() && st_in_signal_handler());
+                 (__atomic_load_n(&st_report_program_handlers, __ATOMIC_ACQUIRE) &&
+                  st_in_signal_handler());
     struct st_sigblock blocked;
     st_lifecycle_block_signals(&blocked);
     st_self.busy++;

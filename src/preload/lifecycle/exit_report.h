@@ -26,4 +26,11 @@ void st_report_wait(int max_ms);
  * and malloc). */
 extern int st_report_from_signal;
 
+/* Set by lifecycle_signals.c once a handler other than ours is installed
+ * for any signal (through sigaction, signal and the like, or before ours
+ * went in): only then can the program's own code be running in a signal
+ * handler when the report is asked for, and only then does the report
+ * unwind its stack to find out. */
+extern int st_report_program_handlers;
+
 #endif

@@ -82,9 +82,4 @@ void st_lifecycle_dir_closed(int fd);
  * syscall's result; leave returns what vfork returns, errno set. */
 void st_lifecycle_vfork_enter(void);
 long st_lifecycle_vfork_leave(long result);
-/* Whether a handler other than ours has been installed for any signal
- * (through sigaction, signal and the like, or before ours went in): only
- * then can the program's own code be running in a signal handler. */
-int st_signals_program_handles(void);
-
 #endif

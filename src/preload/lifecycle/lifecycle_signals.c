@@ -78,11 +78,6 @@ static struct belief believed[NSIGS];
  * is remembered, not at start-up (one rt_sigaction fewer in every
  * process). */
 static void (*glibc_restorer)(void);
-/* Whether the program (or another library) has installed a handler of its
- * own for any signal: until it has, no code of the program can run in a
- * signal handler, and the report need not unwind its stack to find out
- * (st_signals_program_handles). */
-static int program_handlers;
 
 static int is_caught(int sig)
 {
@@ -111,12 +106,7 @@ static void our_action(int sig, struct sigaction *sa)
 static void note_handler(__sighandler_t h)
 {
     if (h != SIG_DFL && h != SIG_IGN && h != SIG_ERR && h != SIG_HOLD)
-        __atomic_store_n(&program_handlers, 1, __ATOMIC_RELEASE);
-}
-
-int st_signals_program_handles(void)
-{
-    return __atomic_load_n(&program_handlers, __ATOMIC_ACQUIRE);
+        __atomic_store_n(&st_report_program_handlers, 1, __ATOMIC_RELEASE);
 }
 
 static void believe(int sig, const struct sigaction *sa)
