@@ -82,4 +82,5 @@ void st_lifecycle_dir_closed(int fd);
  * syscall's result; leave returns what vfork returns, errno set. */
 void st_lifecycle_vfork_enter(void);
 long st_lifecycle_vfork_leave(long result);
+
 #endif
