@@ -22,8 +22,8 @@
  * trace file. Here the only work in the timed loop is the writer: its
  * events, its clock readings, its chunk changes and the page faults of
  * writing into the trace file's mapping. The sources are the library's
- * own (src/preload/trace/trace_writer.c, trace_clock.c and what they use), built
- * with the library's flags; only start-up (init.c, config.c) is replaced by
+ * own (every file of src/preload/trace/ and what they use), built with
+ * the library's flags; only start-up (init.c, config.c) is replaced by
  * the few lines below.
  *
  * Timed per thread on its CPU clock (CLOCK_THREAD_CPUTIME_ID: user + sys,

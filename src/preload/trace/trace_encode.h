@@ -302,7 +302,8 @@ static inline uint8_t *put_CELL_DEF(struct st_tw_thread *t, uint8_t *p, uint32_t
 
 /* One stream operation (trace_format.h, "Stream operations"): n its
  * unsigned field (FSEEK: whence; OTHER: the call), x its signed one.
- * ends: it is also the END of the innermost open call (F2), now. */
+ * ends: it is also the END of the innermost open call (F2), now: that span
+ * closes, and the call's own st_trace_call_end_ writes nothing. */
 static inline uint8_t *put_OP(struct st_tw_thread *t, uint8_t *p, uint32_t stream, unsigned op,
                               int flag, uint64_t n, int64_t x, int ends)
 {
@@ -324,7 +325,12 @@ static inline uint8_t *put_OP(struct st_tw_thread *t, uint8_t *p, uint32_t strea
         p = st_put_u(p, n);
         break;
     }
-    return ends ? st_put_u(p, st_tw_delta(t, st_trace_clock_ns())) : p;
+    if (ends) {
+        p = st_put_u(p, st_tw_delta(t, st_trace_clock_ns()));
+        t->span--;
+        t->call_ended = 1;
+    }
+    return p;
 }
 
 /* Every kind of events.def has its encoder above. */

@@ -203,13 +203,7 @@ void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_
     if (p) {
         /* The END st_trace_call_end_ would write next, here instead: one
          * record, one entry fewer per call. */
-        int ends = ends_call && t->span > 0;
-        p = put_OP(t, p, id, op, flag, n, x, ends);
-        if (ends) {
-            t->span--;
-            t->call_ended = 1;
-        }
-        st_tw_commit(t, p);
+        st_tw_commit(t, put_OP(t, p, id, op, flag, n, x, ends_call && t->span > 0));
     } else if (id) {
         st_tw_lost();
     }

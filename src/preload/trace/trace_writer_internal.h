@@ -115,6 +115,8 @@ struct st_tw_state {
     int finished;
 };
 extern struct st_tw_state st_tw ST_TW_SHARED;
+/* trace_events.h's, declared hidden here too: every event reads it. */
+extern int st_trace_on ST_TW_SHARED;
 
 /* Where the trace goes (large, and untouched unless tracing: bulk.h). */
 struct st_tw_paths {
