@@ -3,9 +3,9 @@
  *
  * Each st_trace_X(...) sits next to the place that counts something (the
  * accounts here, the stdio hooks, the wrappers above), one line each. The
- * trace writer (trace/trace_writer.c, a layer above the accounts: it reads
- * them to name files, streams, cells and sites) implements the out-of-line
- * halves; this header is the interface between the two, placed at the
+ * trace writer (trace/trace_events.c and its neighbours, a layer above the
+ * accounts: it reads them to name files, streams, cells and sites)
+ * implements the out-of-line halves; this header is the interface between the two, placed at the
  * lowest layer that calls it, so that the accounts need not include the
  * writer. trace_writer.h's promises hold for every call here: off, one load
  * and a branch, the arguments not evaluated; on, no lock, malloc or syscall
