@@ -37,6 +37,16 @@ def blank(text):
     out = list(text)
     i, n = 0, len(text)
     line_start = True
+
+    def blank_comment(start):
+        """Blanks the /* comment */ at start, newlines kept; returns its end."""
+        end = text.find("*/", start + 2)
+        end = n if end < 0 else end + 2
+        for k in range(start, end):
+            if out[k] != "\n":
+                out[k] = " "
+        return end
+
     while i < n:
         c = text[i]
         if c == "\n":
@@ -55,12 +65,7 @@ def blank(text):
                     i += 2
                     continue
                 if text.startswith("/*", i):
-                    end = text.find("*/", i + 2)
-                    end = n if end < 0 else end + 2
-                    for k in range(i, end):
-                        if out[k] != "\n":
-                            out[k] = " "
-                    i = end
+                    i = blank_comment(i)
                     continue
                 out[i] = " "
                 i += 1
@@ -72,12 +77,7 @@ def blank(text):
                 i += 1
             continue
         if text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            for k in range(i, end):
-                if out[k] != "\n":
-                    out[k] = " "
-            i = end
+            i = blank_comment(i)
             continue
         if c in "\"'":
             quote = c

@@ -118,14 +118,21 @@ void st_trace_call_end_(void)
     st_tw_leave();
 }
 
+/* The shape of every event charged to a cell's tally: nothing without a
+ * tally or when the trace is off; `put` encodes into p for thread state t. */
+#define EVENT_ON_TALLY(c, put)                                                \
+    do {                                                                      \
+        tw_t *t;                                                              \
+        uint8_t *p = (c) ? begin_event(&t, (c), NULL) : NULL;                 \
+        if (!p)                                                               \
+            return;                                                           \
+        st_tw_commit(t, put);                                                 \
+        st_tw_leave();                                                        \
+    } while (0)
+
 void st_trace_count_(struct st_tally *c, enum st_call call)
 {
-    tw_t *t;
-    uint8_t *p = c ? begin_event(&t, c, NULL) : NULL;
-    if (!p)
-        return;
-    st_tw_commit(t, put_COUNT(t, p, call));
-    st_tw_leave();
+    EVENT_ON_TALLY(c, put_COUNT(t, p, call));
 }
 
 void st_trace_buffer_(struct st_stream *s)
@@ -169,22 +176,12 @@ void st_trace_close_(struct st_stream *s)
 
 void st_trace_deliver_(struct st_tally *c, uint64_t requested, uint64_t delivered)
 {
-    tw_t *t;
-    uint8_t *p = c ? begin_event(&t, c, NULL) : NULL;
-    if (!p)
-        return;
-    st_tw_commit(t, put_DELIVER(p, requested, delivered));
-    st_tw_leave();
+    EVENT_ON_TALLY(c, put_DELIVER(p, requested, delivered));
 }
 
 void st_trace_seek_(struct st_tally *c, int kept, uint64_t resync)
 {
-    tw_t *t;
-    uint8_t *p = c ? begin_event(&t, c, NULL) : NULL;
-    if (!p)
-        return;
-    st_tw_commit(t, put_SEEK(p, kept, resync));
-    st_tw_leave();
+    EVENT_ON_TALLY(c, put_SEEK(p, kept, resync));
 }
 
 void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x, int ends_call)
@@ -266,32 +263,17 @@ void st_trace_reread_(uint64_t again)
 
 void st_trace_lseek_(struct st_tally *c, enum st_call call, int64_t result)
 {
-    tw_t *t;
-    uint8_t *p = c ? begin_event(&t, c, NULL) : NULL;
-    if (!p)
-        return;
-    st_tw_commit(t, put_LSEEK(t, p, call, result));
-    st_tw_leave();
+    EVENT_ON_TALLY(c, put_LSEEK(t, p, call, result));
 }
 
 void st_trace_fstat_(struct st_tally *c, enum st_call call)
 {
-    tw_t *t;
-    uint8_t *p = c ? begin_event(&t, c, NULL) : NULL;
-    if (!p)
-        return;
-    st_tw_commit(t, put_FSTAT(t, p, call));
-    st_tw_leave();
+    EVENT_ON_TALLY(c, put_FSTAT(t, p, call));
 }
 
 void st_trace_write_(struct st_tally *c, ssize_t result)
 {
-    tw_t *t;
-    uint8_t *p = c ? begin_event(&t, c, NULL) : NULL;
-    if (!p)
-        return;
-    st_tw_commit(t, put_WRITE(t, p, result));
-    st_tw_leave();
+    EVENT_ON_TALLY(c, put_WRITE(t, p, result));
 }
 
 void st_trace_posix_read_(struct st_tally *c, enum st_call call, uint64_t requested,
