@@ -17,7 +17,7 @@ void st_bufsize_apply(FILE *fp, struct st_stream *s)
     void *buf = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (buf == MAP_FAILED)
         return;
-    if (st_real.setvbuf(fp, buf, _IOFBF, n) != 0) {
+    if (ST_REAL(setvbuf)(fp, buf, _IOFBF, n) != 0) {
         munmap(buf, n);
         return;
     }
