@@ -190,6 +190,66 @@ def ulimit_v_traced(ctx):
     return []
 
 
+# --- memory over time ---------------------------------------------------------
+
+CHURN_ROUNDS = 4000
+# What resident memory may still move by between the half-way point and the
+# end of a run with constant work (the kernel's own rounding, a page or two).
+CHURN_SLACK_KB = 64
+
+
+def churn_files(ctx, n, name):
+    d = os.path.join(ctx.root, name)
+    os.makedirs(d)
+    for i in range(n):
+        with open(os.path.join(d, f"f{i}"), "w") as f:
+            f.write("%08d\n" % i * (20 + 7 * i))
+    return d
+
+
+def churn_rss(result, label):
+    m = re.fullmatch(rb"rss_kb_half (\d+)\nrss_kb_last (\d+)\n", result.stdout)
+    if result.returncode != 0 or not m:
+        raise rl.Failure(f"{label}: {rl.status_text(result.returncode)}, "
+                         f"stdout {result.stdout!r}, stderr {result.stderr[-300:]!r}")
+    return int(m[1]), int(m[2])
+
+
+def churn_constant(ctx):
+    """A daemon's constant work: the same 10 files opened, read and closed
+    (stdio and POSIX) 4,000 times. Its resident memory at the end is what it
+    was half way (no more than the plain program's own drift plus a page or
+    two), and the report still counts every call."""
+    d = churn_files(ctx, 10, "churn")
+    argv = [os.path.join(ctx.bin, "rl_churn"), d, str(CHURN_ROUNDS), "10"]
+    p_half, p_last = churn_rss(rl.run(argv, rl.clean_env(), cwd=ctx.fresh("cwd")), "plain")
+    reports = ctx.fresh("reports")
+    half, last = churn_rss(rl.run(argv, rl.preload_env(ctx.lib, reports), cwd=ctx.fresh("cwd")),
+                           "preloaded")
+    allowed = max(p_last - p_half, 0) + CHURN_SLACK_KB
+    print(f"resident memory half way / at the end: plain {p_half} / {p_last} kB, "
+          f"with seektrace {half} / {last} kB (growth allowed: {allowed} kB)")
+    problems = []
+    if last - half > allowed:
+        problems.append(f"with seektrace resident memory grew by {last - half} kB over the "
+                        f"second {CHURN_ROUNDS // 2} rounds of constant work")
+    report = report_of(reports)
+    for i in range(10):
+        row = file_row(report, os.path.join(d, f"f{i}"))
+        size = os.path.getsize(os.path.join(d, f"f{i}"))
+        for call in ("fopen", "fclose", "fseek", "open"):
+            if row["calls"].get(call) != CHURN_ROUNDS:
+                problems.append(f"f{i}: {row['calls'].get(call)} {call} calls counted, "
+                                f"{CHURN_ROUNDS} made")
+        # The POSIX loop reads the whole file once a round, and the stdio one
+        # once with its buffer (which holds the file whole) and again after
+        # fseek to 0: three times the file a round.
+        if row["kernel_read_bytes"] != 3 * size * CHURN_ROUNDS:
+            problems.append(f"f{i}: {row['kernel_read_bytes']} kernel bytes counted, "
+                            f"{3 * size * CHURN_ROUNDS} read")
+    return problems
+
+
 # --- the trace file's own limits -------------------------------------------------
 
 def demo_argv(ctx):
@@ -381,6 +441,7 @@ CASES = {
     "trace_no_space": trace_no_space,
     "trace_file_size_limit": trace_file_size_limit,
     "path_max": path_max,
+    "churn_constant": churn_constant,
 }
 
 

@@ -2,7 +2,9 @@
 #include "fdtable.h"
 
 #include "arena.h"
+#include "bulk.h"
 #include "files.h"
+#include "glibc_compat.h"
 #include "staleness.h"
 
 struct st_fd **st_fd_pages[ST_MAX_FDS >> ST_FD_PAGE_SHIFT];
@@ -28,34 +30,110 @@ static struct st_fd **slot(int fd)
     return &page[fd & (ST_FD_PAGE - 1)];
 }
 
-/* Entries are immutable once published; a change publishes a new one. */
+/* Entries and descriptions, both 16 bytes, come from one pool. */
+union block {
+    struct st_fd fd;
+    struct st_desc desc;
+    union block *next_ready;
+};
+_Static_assert(sizeof(struct st_fd) == 16 && sizeof(struct st_desc) == 16,
+               "one pool of 16-byte blocks");
+
+/* A replaced entry (or a description no entry shares any more) may still
+ * be in a reader's hands: bookkeeping that fetched it just before (and,
+ * through a thread's fast entry, a syscall that a signal handler's own
+ * opens and closes interrupted). It is reused only after LIMBO later
+ * replacements, and only while the process has one thread: with threads
+ * a reader may be anywhere, and replaced blocks are left unused as before.
+ * Callers are busy (the wrappers' bookkeeping), so a signal handler's
+ * calls never find the ring half updated. */
+#define LIMBO 1024
+
+static union block *limbo[LIMBO] ST_BULK;
+static unsigned limbo_next, limbo_count;
+static union block *ready;
+
+static void *block_new(void)
+{
+    union block *b = ready;
+    if (b && __libc_single_threaded) {
+        ready = b->next_ready;
+        b->next_ready = NULL;
+        return b;
+    }
+    return st_alloc(sizeof *b);
+}
+
+static void block_retire(void *p)
+{
+    if (!__libc_single_threaded)
+        return;
+    union block *b = p;
+    if (limbo_count == LIMBO) {
+        union block *old = limbo[limbo_next];
+        old->next_ready = ready;
+        ready = old;
+    } else {
+        limbo_count++;
+    }
+    limbo[limbo_next] = b;
+    limbo_next = (limbo_next + 1) % LIMBO;
+}
+
+static void desc_release(struct st_desc *d)
+{
+    if (d && __atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        block_retire(d);
+}
+
+/* Entries are immutable once published; a change publishes a new one, and
+ * the one it replaces (and its description, when no entry shares it any
+ * more) is retired. */
 static void publish(int fd, struct st_file *file, struct st_desc *desc)
 {
     struct st_fd **at = slot(fd);
     if (!at)
         return;
     struct st_fd *e = NULL;
-    if (file && (e = st_alloc(sizeof *e)) != NULL) {
+    if (file && (e = block_new()) != NULL) {
         e->file = file;
         e->desc = desc;
+        if (desc)
+            __atomic_add_fetch(&desc->refs, 1, __ATOMIC_ACQ_REL);
     }
-    __atomic_store_n(at, e, __ATOMIC_RELEASE);
+    struct st_fd *old = __atomic_exchange_n(at, e, __ATOMIC_ACQ_REL);
     st_staleness_fds_changed(); /* what a thread learnt from the table may be stale */
+    if (old) {
+        desc_release(old->desc);
+        block_retire(old);
+    }
 }
 
+/* With no entry yet: the first publish takes it (or, when it cannot, it
+ * is retired at once by publish_new). */
 static struct st_desc *new_desc(int64_t offset)
 {
-    struct st_desc *d = st_alloc(sizeof *d);
-    if (d)
+    struct st_desc *d = block_new();
+    if (d) {
         d->offset = offset;
+        d->refs = 0;
+    }
     return d;
+}
+
+/* publish for a description just made: given back when no entry holds it. */
+static void publish_new(int fd, struct st_file *file, struct st_desc *d)
+{
+    publish(fd, file, d);
+    if (__atomic_load_n(&d->refs, __ATOMIC_ACQUIRE) == 0)
+        block_retire(d);
 }
 
 void st_fd_opened(int fd, const char *name)
 {
     struct st_desc *d = new_desc(0);
     if (d)
-        publish(fd, st_file_of_opening(fd, name), d);
+        publish_new(fd, st_file_of_opening(fd, name), d);
 }
 
 void st_fd_refresh(int fd)
@@ -67,7 +145,7 @@ void st_fd_refresh(int fd)
         return;
     struct st_desc *d = new_desc(-1);
     if (d)
-        publish(fd, f, d);
+        publish_new(fd, f, d);
 }
 
 void st_fd_dup(int oldfd, int newfd)
@@ -95,6 +173,6 @@ const struct st_fd *st_fd_get_slow(int fd)
     struct st_desc *d = new_desc(-1);
     if (!d)
         return NULL;
-    publish(fd, st_file_of_fd(fd), d);
+    publish_new(fd, st_file_of_fd(fd), d);
     return __atomic_load_n(at, __ATOMIC_ACQUIRE);
 }

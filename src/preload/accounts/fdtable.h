@@ -3,7 +3,12 @@
  * The kernel keeps the offset per open file description, shared by dup'ed
  * descriptors; so do we. Offsets are shadowed from the calls we see (never
  * asked of the kernel: an lseek of ours would show in strace) and are known
- * only for descriptions opened while we watched or placed by an lseek. */
+ * only for descriptions opened while we watched or placed by an lseek.
+ *
+ * Entries and descriptions a close or a new open replaces are recycled
+ * while the process has one thread, after a delay of many replacements
+ * (fdtable.c): a program that opens and closes files for ever keeps a
+ * table of constant size. */
 #ifndef SEEKTRACE_FDTABLE_H
 #define SEEKTRACE_FDTABLE_H
 
@@ -14,6 +19,7 @@ struct st_file;
 
 struct st_desc {
     int64_t offset; /* -1 when unknown */
+    int refs;       /* table entries that share it (fdtable.c recycles it at 0) */
 };
 
 struct st_fd {
