@@ -24,6 +24,14 @@ void st_counts_add(struct st_counts *sum, const struct st_counts *part)
         s[i] += p[i];
 }
 
+void st_counts_sub(struct st_counts *sum, const struct st_counts *part)
+{
+    uint64_t *s = (uint64_t *)sum;
+    const uint64_t *p = (const uint64_t *)part;
+    for (size_t i = 0; i < sizeof *sum / sizeof(uint64_t); i++)
+        s[i] = s[i] > p[i] ? s[i] - p[i] : 0;
+}
+
 double st_counts_amplification(const struct st_counts *c)
 {
     if (c->delivered_bytes == 0)

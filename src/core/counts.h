@@ -43,6 +43,10 @@ struct st_counts {
 /* sum += part, field by field. */
 void st_counts_add(struct st_counts *sum, const struct st_counts *part);
 
+/* sum -= part, field by field, never below zero (part is a share of sum,
+ * read a moment later while other threads may still be counting). */
+void st_counts_sub(struct st_counts *sum, const struct st_counts *part);
+
 /* Kernel bytes read per byte delivered; 0 when nothing was delivered. */
 double st_counts_amplification(const struct st_counts *c);
 

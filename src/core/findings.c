@@ -266,6 +266,17 @@ static int costlier_first(const void *pa, const void *pb)
     return a == b ? 0 : a > b ? -1 : 1;
 }
 
+int st_file_has_findings(const struct st_report_file *f)
+{
+    /* Each rule adds at most one finding, and returns before its sentences
+     * unless it fires: a file that fires none costs a few comparisons. */
+    struct st_finding scratch[sizeof rules / sizeof rules[0]];
+    size_t n = 0;
+    for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++)
+        rules[k](f, scratch, &n, sizeof scratch / sizeof scratch[0]);
+    return n > 0;
+}
+
 size_t st_find_problems(const struct st_report *r, struct st_finding *out, size_t max)
 {
     size_t n = 0;

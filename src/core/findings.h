@@ -23,4 +23,8 @@ struct st_finding {
 /* Fills up to max findings for the report, worst first; returns how many. */
 size_t st_find_problems(const struct st_report *r, struct st_finding *out, size_t max);
 
+/* Whether any rule fires on f alone: the files that can hold the first
+ * findings of a report (the exit report keeps their rows). */
+int st_file_has_findings(const struct st_report_file *f);
+
 #endif

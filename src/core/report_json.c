@@ -3,7 +3,7 @@
 #include "json_out.h"
 #include "report_model.h"
 
-#define MAX_FINDINGS 64
+#define MAX_FINDINGS ST_REPORT_JSON_FINDINGS
 
 static void counts(struct st_json *j, const struct st_counts *c)
 {
@@ -200,7 +200,18 @@ void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
         st_json_end_object(&j);
     }
     st_json_end_array(&j);
-    /* Every (file, site) pair, each file's worst first. */
+    /* The files without a row (report-json.md, "Rows kept"): said only
+     * when there are some, so that a report that lists every file reads
+     * as it always has. */
+    if (r->nfiles_other) {
+        st_json_key(&j, "other_files");
+        st_json_begin_object(&j);
+        st_json_key(&j, "files");
+        st_json_u64(&j, r->nfiles_other);
+        counts(&j, &r->other);
+        st_json_end_object(&j);
+    }
+    /* Every (file, site) pair of the files listed, each file's worst first. */
     st_json_key(&j, "sites");
     st_json_begin_array(&j);
     for (size_t i = 0; i < r->nfiles; i++)

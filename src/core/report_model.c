@@ -25,33 +25,45 @@ const char *st_buf_origin_name(enum st_buf_origin o)
     }
 }
 
-static int compare_cost(const struct st_counts *a, const struct st_counts *b)
+struct st_rank st_report_rank_file(const struct st_report_file *f)
 {
-    uint64_t wa = st_counts_wasted_bytes(a), wb = st_counts_wasted_bytes(b);
-    if (wa != wb)
-        return wa > wb ? -1 : 1;
-    uint64_t sa = a->read_syscalls + a->lseek_syscalls;
-    uint64_t sb = b->read_syscalls + b->lseek_syscalls;
-    if (sa != sb)
-        return sa > sb ? -1 : 1;
-    return 0;
+    const struct st_counts *c = &f->counts;
+    return (struct st_rank){.a = st_counts_wasted_bytes(c),
+                            .b = c->read_syscalls + c->lseek_syscalls,
+                            .name = f->path,
+                            .item = f};
+}
+
+struct st_rank st_report_rank_site(const struct st_report_site *s)
+{
+    const struct st_counts *c = &s->counts;
+    return (struct st_rank){.a = st_counts_wasted_bytes(c),
+                            .b = c->read_syscalls + c->lseek_syscalls,
+                            .c = UINT64_MAX - (s->nframes ? s->frames[0].offset : 0),
+                            .item = s};
+}
+
+struct st_rank st_report_rank_pair(const struct st_report_file *f, const struct st_report_site *s,
+                                   size_t k)
+{
+    return (struct st_rank){.a = s->rank.a + s->rank.b,
+                            .b = f->rank.a,
+                            .c = f->rank.b,
+                            .name = f->path,
+                            .id = k,
+                            .item = s};
 }
 
 static int worse_file_first(const void *pa, const void *pb)
 {
-    const struct st_report_file *a = pa, *b = pb;
-    int c = compare_cost(&a->counts, &b->counts);
-    return c ? c : strcmp(a->path, b->path);
+    return st_rank_cmp(&((const struct st_report_file *)pa)->rank,
+                       &((const struct st_report_file *)pb)->rank);
 }
 
 static int worse_site_first(const void *pa, const void *pb)
 {
-    const struct st_report_site *a = pa, *b = pb;
-    int c = compare_cost(&a->counts, &b->counts);
-    if (c)
-        return c;
-    uint64_t ka = a->nframes ? a->frames[0].offset : 0, kb = b->nframes ? b->frames[0].offset : 0;
-    return ka == kb ? 0 : ka < kb ? -1 : 1;
+    return st_rank_cmp(&((const struct st_report_site *)pa)->rank,
+                       &((const struct st_report_site *)pb)->rank);
 }
 
 const char *st_frame_describe(const struct st_report_frame *f, char *buf, size_t size)
@@ -75,13 +87,19 @@ const char *st_frame_describe(const struct st_report_frame *f, char *buf, size_t
 
 void st_report_finish(struct st_report *r)
 {
+    for (size_t i = 0; i < r->nfiles; i++) {
+        struct st_report_file *f = &r->files[i];
+        f->rank = st_report_rank_file(f);
+        for (size_t k = 0; k < f->nsites; k++)
+            f->sites[k].rank = st_report_rank_site(&f->sites[k]);
+    }
     if (r->nfiles > 1)
         st_sort(r->files, r->nfiles, sizeof *r->files, worse_file_first);
     for (size_t i = 0; i < r->nfiles; i++)
         if (r->files[i].nsites > 1)
             st_sort(r->files[i].sites, r->files[i].nsites, sizeof *r->files[i].sites,
                   worse_site_first);
-    memset(&r->totals, 0, sizeof r->totals);
+    r->totals = r->other;
     for (size_t i = 0; i < r->nfiles; i++)
         st_counts_add(&r->totals, &r->files[i].counts);
 }

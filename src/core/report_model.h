@@ -12,6 +12,7 @@
 
 #include "counts.h"
 #include "outbuf.h"
+#include "sort.h"
 
 enum st_buf_mode { ST_BUF_UNKNOWN, ST_BUF_FULL, ST_BUF_LINE, ST_BUF_NONE };
 
@@ -45,6 +46,7 @@ struct st_report_site {
     const struct st_report_frame *frames; /* frames[0] is the site itself */
     int nframes;                          /* 0: the site is unknown */
     struct st_counts counts;
+    struct st_rank rank; /* st_report_rank_site, set by st_report_finish (item unused) */
 };
 
 struct st_report_file {
@@ -54,6 +56,7 @@ struct st_report_file {
     size_t nstreams;
     struct st_report_site *sites; /* worst first; none when attribution is off */
     size_t nsites;
+    struct st_rank rank; /* st_report_rank_file, set by st_report_finish (item unused) */
 };
 
 struct st_report {
@@ -66,13 +69,38 @@ struct st_report {
     struct st_counts totals;
     struct st_report_file *files;
     size_t nfiles;
+    /* Files with something to show that have no row: the library keeps
+     * rows only for the files the report can print (report-json.md, "Rows
+     * kept"). Their counts, summed, are in `other` and in the totals. */
+    size_t nfiles_other;
+    struct st_counts other;
+    int json_rows_bounded; /* JSON lists the worst files only, not every one */
 };
+
+/* How many rows each part of a report prints: the text report's worst
+ * files and (file, call site) pairs, and the findings of each format. */
+#define ST_REPORT_TEXT_FILES 10
+#define ST_REPORT_TEXT_SITES 5
+#define ST_REPORT_TEXT_FINDINGS 16
+#define ST_REPORT_JSON_FINDINGS 64
+
+/* The order of files: most wasted kernel bytes, then most read and lseek
+ * syscalls, then by path. Computed once per row. */
+struct st_rank st_report_rank_file(const struct st_report_file *f);
+/* The order of a file's sites: the same figures, then the site's offset. */
+struct st_rank st_report_rank_site(const struct st_report_site *s);
+/* How the text report picks its (file, site) pairs: wasted bytes plus
+ * syscalls at the site, then the file's order, then the site's place in
+ * its file (k). f->rank and s->rank must be set. */
+struct st_rank st_report_rank_pair(const struct st_report_file *f, const struct st_report_site *s,
+                                   size_t k);
 
 const char *st_buf_mode_name(enum st_buf_mode m);
 const char *st_buf_origin_name(enum st_buf_origin o);
 
-/* Sorts files and each file's sites worst first (most wasted kernel bytes,
- * then most syscalls) and recomputes totals from them. */
+/* Ranks and sorts files and each file's sites worst first (most wasted
+ * kernel bytes, then most syscalls) and recomputes totals from them and
+ * `other`. */
 void st_report_finish(struct st_report *r);
 
 /* "main (demo.c:96)", "parse+0x1c (libfoo.so)", or "unknown site". */

@@ -9,9 +9,9 @@
 #include "report_model.h"
 #include "units.h"
 
-#define TOP_FILES 10
-#define MAX_FINDINGS 16
-#define TOP_SITES 5
+#define TOP_FILES ST_REPORT_TEXT_FILES
+#define MAX_FINDINGS ST_REPORT_TEXT_FINDINGS
+#define TOP_SITES ST_REPORT_TEXT_SITES
 
 static const char *plural(uint64_t n)
 {
@@ -142,27 +142,32 @@ static void file_table(const struct st_report *r, const struct st_text_opts *t,
         }
         shown++;
     }
-    if (r->nfiles > shown) {
-        st_out_printf(o, "  ... and %zu more file%s (", r->nfiles - shown,
-                      plural(r->nfiles - shown));
-        st_out_text(o, t->more_hint);
+    size_t more = r->nfiles + r->nfiles_other - shown;
+    if (more) {
+        st_out_printf(o, "  ... and %zu more file%s (", more, plural(more));
+        /* The at-exit JSON report may list only the worst (report-json.md). */
+        st_out_text(o, r->json_rows_bounded
+                           ? "SEEKTRACE_FORMAT=json lists the worst, SEEKTRACE_REPORT_FILES=all "
+                             "every one"
+                           : t->more_hint);
         st_out_str(o, ")\n");
     }
 }
 
-/* The sites worth showing: every (file, site) pair, worst first. */
+/* The sites worth showing: every (file, site) pair, worst first: wasted
+ * bytes plus syscalls at the site (st_report_rank_pair's first key),
+ * computed once per pair. */
 struct ranked_site {
+    uint64_t score;
     const struct st_report_file *file;
     const struct st_report_site *site;
 };
 
 static int worse_first(const void *pa, const void *pb)
 {
-    const struct st_counts *a = &((const struct ranked_site *)pa)->site->counts;
-    const struct st_counts *b = &((const struct ranked_site *)pb)->site->counts;
-    uint64_t wa = st_counts_wasted_bytes(a) + a->read_syscalls + a->lseek_syscalls;
-    uint64_t wb = st_counts_wasted_bytes(b) + b->read_syscalls + b->lseek_syscalls;
-    return wa == wb ? 0 : wa > wb ? -1 : 1;
+    uint64_t a = ((const struct ranked_site *)pa)->score;
+    uint64_t b = ((const struct ranked_site *)pb)->score;
+    return a == b ? 0 : a > b ? -1 : 1;
 }
 
 static void top_sites(const struct st_report *r, struct st_outbuf *o)
@@ -176,7 +181,7 @@ static void top_sites(const struct st_report *r, struct st_outbuf *o)
             const struct st_counts *sc = &f->sites[k].counts;
             if (!f->sites[k].nframes || !(sc->read_syscalls || sc->lseek_syscalls))
                 continue;
-            struct ranked_site c = {f, &f->sites[k]};
+            struct ranked_site c = {st_report_rank_pair(f, &f->sites[k], k).a, f, &f->sites[k]};
             if (n < TOP_SITES) {
                 top[n++] = c;
             } else {
@@ -192,20 +197,22 @@ static void top_sites(const struct st_report *r, struct st_outbuf *o)
     st_out_printf(o, "\n  %10s %11s %10s %10s  %s\n", "amplif.", "kernel read", "reads", "lseeks",
                   "call site -> file");
     for (size_t i = 0; i < n; i++) {
-        const struct st_counts *c = &top[i].site->counts;
+        const struct st_report_file *file = top[i].file;
+        const struct st_report_site *site = top[i].site;
+        const struct st_counts *c = &site->counts;
         char a[32], b1[32], n1[32], n2[32], where[256];
         st_out_printf(o, "  %10s %11s %10s %10s  ",
                       st_fmt_ratio(a, sizeof a, st_counts_amplification(c)),
                       st_fmt_bytes(b1, sizeof b1, c->kernel_read_bytes),
                       st_fmt_count(n1, sizeof n1, c->read_syscalls),
                       st_fmt_count(n2, sizeof n2, c->lseek_syscalls));
-        st_out_text(o, st_frame_describe(&top[i].site->frames[0], where, sizeof where));
+        st_out_text(o, st_frame_describe(&site->frames[0], where, sizeof where));
         st_out_str(o, " -> ");
-        st_out_text(o, top[i].file->path);
+        st_out_text(o, file->path);
         st_out_str(o, "\n");
-        for (int k = 1; k < top[i].site->nframes; k++) {
+        for (int k = 1; k < site->nframes; k++) {
             st_out_printf(o, "  %*s called from ", 45, "");
-            st_out_text(o, st_frame_describe(&top[i].site->frames[k], where, sizeof where));
+            st_out_text(o, st_frame_describe(&site->frames[k], where, sizeof where));
             st_out_str(o, "\n");
         }
         st_out_printf(o, "  %*s ", 45, "");

@@ -2,13 +2,20 @@
 #include "sort.h"
 
 #include <stdint.h>
+#include <string.h>
 
+/* Rows are large (a report file is over a kilobyte): moved in blocks. */
 static void swap(unsigned char *a, unsigned char *b, size_t size)
 {
-    while (size--) {
-        unsigned char t = *a;
-        *a++ = *b;
-        *b++ = t;
+    unsigned char t[256];
+    while (size) {
+        size_t n = size < sizeof t ? size : sizeof t;
+        memcpy(t, a, n);
+        memcpy(a, b, n);
+        memcpy(b, t, n);
+        a += n;
+        b += n;
+        size -= n;
     }
 }
 
@@ -40,4 +47,72 @@ void st_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
         swap(b, b + end * size, size);
         sift_down(b, 0, end, size, cmp);
     }
+}
+
+static int cmp_u64_desc(uint64_t x, uint64_t y)
+{
+    return x == y ? 0 : x > y ? -1 : 1;
+}
+
+int st_rank_cmp(const struct st_rank *x, const struct st_rank *y)
+{
+    int c = cmp_u64_desc(x->a, y->a);
+    if (!c)
+        c = cmp_u64_desc(x->b, y->b);
+    if (!c)
+        c = cmp_u64_desc(x->c, y->c);
+    if (!c && x->name && y->name)
+        c = strcmp(x->name, y->name);
+    if (!c)
+        c = x->id == y->id ? 0 : x->id < y->id ? -1 : 1;
+    return c;
+}
+
+static int rank_cmp(const void *x, const void *y)
+{
+    return st_rank_cmp(x, y);
+}
+
+/* The root is the rank that comes last: the one a better offer replaces. */
+static void topk_sift(struct st_topk *t, size_t i)
+{
+    for (;;) {
+        size_t last = i, l = 2 * i + 1, r = l + 1;
+        if (l < t->n && st_rank_cmp(&t->v[l], &t->v[last]) > 0)
+            last = l;
+        if (r < t->n && st_rank_cmp(&t->v[r], &t->v[last]) > 0)
+            last = r;
+        if (last == i)
+            return;
+        struct st_rank tmp = t->v[i];
+        t->v[i] = t->v[last];
+        t->v[last] = tmp;
+        i = last;
+    }
+}
+
+void st_topk_offer(struct st_topk *t, const struct st_rank *r)
+{
+    if (t->cap == 0)
+        return;
+    if (t->n < t->cap) {
+        size_t i = t->n++;
+        t->v[i] = *r;
+        while (i > 0 && st_rank_cmp(&t->v[(i - 1) / 2], &t->v[i]) < 0) {
+            struct st_rank tmp = t->v[i];
+            t->v[i] = t->v[(i - 1) / 2];
+            t->v[(i - 1) / 2] = tmp;
+            i = (i - 1) / 2;
+        }
+        return;
+    }
+    if (st_rank_cmp(r, &t->v[0]) >= 0)
+        return;
+    t->v[0] = *r;
+    topk_sift(t, 0);
+}
+
+void st_topk_sort(struct st_topk *t)
+{
+    st_sort(t->v, t->n, sizeof *t->v, rank_cmp);
 }

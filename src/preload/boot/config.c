@@ -29,6 +29,19 @@ void st_config_load(void (*load_trace)(void), void (*load_output)(void))
         else
             st_config.stack = (int)n;
     }
+    v = getenv("SEEKTRACE_REPORT_FILES");
+    st_config.report_files = ST_REPORT_FILES_DEFAULT;
+    if (v && *v) {
+        char *end;
+        unsigned long n = strtoul(v, &end, 10);
+        if (strcmp(v, "all") == 0)
+            st_config.report_files = 0;
+        else if (*end || v[0] == '-' || n == 0 || n > 1000000)
+            st_warn("SEEKTRACE_REPORT_FILES=%s is not 'all' or a number of files from 1 to "
+                    "1000000; using %d", v, ST_REPORT_FILES_DEFAULT);
+        else
+            st_config.report_files = n;
+    }
     load_trace();
     v = getenv("SEEKTRACE_BUFSIZE");
     uint64_t size;

@@ -7,11 +7,17 @@
 
 enum st_format { ST_FORMAT_TEXT, ST_FORMAT_JSON };
 
+/* The JSON report's rows when SEEKTRACE_REPORT_FILES is not set: every file
+ * of nearly any program, and a bounded report for one that reads tens of
+ * thousands (docs/report-json.md, "Rows kept"). */
+#define ST_REPORT_FILES_DEFAULT 1000
+
 struct st_config {
     const char *output;     /* SEEKTRACE_OUTPUT, NULL for stderr; may hold %p */
     int output_fd;          /* the descriptor it names (/dev/stdout, /dev/fd/N), or -1 */
     enum st_format format;  /* SEEKTRACE_FORMAT */
     int stack;              /* SEEKTRACE_STACK: frames per call site, 0 = off */
+    unsigned long report_files; /* SEEKTRACE_REPORT_FILES: JSON rows, 0 = every file */
     unsigned long long bufsize; /* SEEKTRACE_BUFSIZE: forced stream buffer, 0 = off */
     const char *trace_dir;  /* SEEKTRACE_TRACE: absolute directory, NULL = no trace */
     unsigned long long trace_max; /* SEEKTRACE_TRACE_MAX: size cap of a trace's events */

@@ -14,6 +14,7 @@
 #include "bulk.h"
 #include "config.h"
 #include "files.h"
+#include "findings.h"
 #include "glibc_compat.h"
 #include "ledger.h"
 #include "ops.h"
@@ -26,6 +27,8 @@
 #include "report_model.h"
 #include "streams.h"
 #include "thread_state.h"
+#include "sort.h"
+#include "trace_events.h"
 #include "trace_writer.h"
 #include "warn.h"
 
@@ -156,10 +159,14 @@ static size_t count_cells(const struct st_file *f)
     return n;
 }
 
-static void fill_sites(struct st_report_file *rf, const struct st_file *f)
+/* rf's sites, in room for cap of them (count_cells(f)). */
+static void fill_sites(struct st_report_file *rf, const struct st_file *f,
+                       struct st_report_site *room, size_t cap)
 {
-    size_t cap = count_cells(f);
-    rf->sites = cap ? st_alloc(cap * sizeof *rf->sites) : NULL;
+    rf->sites = room;
+    rf->nsites = 0;
+    if (room)
+        memset(room, 0, cap * sizeof *room);
     for (const struct st_cell *c = f->direct_cells; c; c = c->next_of_owner)
         add_to_site(rf, cap, c);
     for (const struct st_stream *s = f->streams; s; s = s->next_in_file)
@@ -167,13 +174,15 @@ static void fill_sites(struct st_report_file *rf, const struct st_file *f)
             add_to_site(rf, cap, c);
 }
 
-static void fill_file(struct st_report_file *rf, const struct st_file *f)
+/* rf's counts and streams, its streams in room for count_streams(f). */
+static void fill_file(struct st_report_file *rf, const struct st_file *f,
+                      struct st_report_stream *room)
 {
+    memset(rf, 0, sizeof *rf);
     rf->path = f->path;
     st_cells_total(f->direct_cells, &rf->counts);
     st_record_handler_totals(f, &rf->counts);
-    size_t n = count_streams(f);
-    rf->streams = n ? st_alloc(n * sizeof *rf->streams) : NULL;
+    rf->streams = room;
     for (const struct st_stream *s = f->streams; s && rf->streams; s = s->next_in_file) {
         struct st_counts total;
         memset(&total, 0, sizeof total);
@@ -195,7 +204,131 @@ static void fill_file(struct st_report_file *rf, const struct st_file *f)
     }
 }
 
-static int build(struct st_report *r)
+/* A file's whole row, in memory of its own, when it has anything to show. */
+static void keep_row(struct st_report *r, const struct st_file *f)
+{
+    struct st_report_file *rf = &r->files[r->nfiles];
+    size_t n = count_streams(f), cap = count_cells(f);
+    fill_file(rf, f, n ? st_alloc(n * sizeof *rf->streams) : NULL);
+    if (!st_counts_any(&rf->counts))
+        return;
+    fill_sites(rf, f, cap ? st_alloc(cap * sizeof *rf->sites) : NULL, cap);
+    r->nfiles++;
+}
+
+/* Memory for one file's row while every file is ranked: grown when a file
+ * needs more, reused for the next. */
+struct scratch {
+    struct st_report_stream *streams;
+    size_t nstreams;
+    struct st_report_site *sites;
+    size_t nsites;
+};
+
+static void *room_for(void *have, size_t *cap, size_t want, size_t size)
+{
+    if (want <= *cap)
+        return have;
+    size_t grown = *cap ? *cap : 8;
+    while (grown < want)
+        grown *= 2;
+    void *p = st_alloc(grown * size);
+    if (p)
+        *cap = grown;
+    return p ? p : have;
+}
+
+/* The files a report prints, whichever they are among all the process
+ * touched: the worst `rows` (the text report's ten, or the JSON report's
+ * SEEKTRACE_REPORT_FILES), those holding the text report's worst call
+ * sites, and the first files, in the report's order, that findings come
+ * from. Each file is looked at once and ranked by keys computed once
+ * (sort.h); the others are only summed. */
+struct selection {
+    struct st_topk rows, pairs, findings;
+    size_t active;
+    struct st_counts all;
+};
+
+static int site_rank_cmp(const void *a, const void *b)
+{
+    return st_rank_cmp(&((const struct st_report_site *)a)->rank,
+                       &((const struct st_report_site *)b)->rank);
+}
+
+/* The text report's candidates among rf's sites (report_text.c). */
+static void offer_pairs(struct selection *sel, struct st_report_file *rf, const struct st_file *f,
+                        struct scratch *sc)
+{
+    size_t cap = count_cells(f);
+    sc->sites = room_for(sc->sites, &sc->nsites, cap, sizeof *sc->sites);
+    fill_sites(rf, f, cap <= sc->nsites ? sc->sites : NULL, cap);
+    for (size_t k = 0; k < rf->nsites; k++)
+        rf->sites[k].rank = st_report_rank_site(&rf->sites[k]);
+    st_sort(rf->sites, rf->nsites, sizeof *rf->sites, site_rank_cmp);
+    for (size_t k = 0; k < rf->nsites && k < ST_REPORT_TEXT_SITES; k++) {
+        const struct st_counts *c = &rf->sites[k].counts;
+        if (!rf->sites[k].nframes || !(c->read_syscalls || c->lseek_syscalls))
+            continue;
+        struct st_rank pair = st_report_rank_pair(rf, &rf->sites[k], k);
+        pair.item = f;
+        st_topk_offer(&sel->pairs, &pair);
+    }
+}
+
+static void rank_one(struct selection *sel, const struct st_file *f, struct scratch *sc)
+{
+    struct st_report_file rf;
+    size_t n = count_streams(f);
+    sc->streams = room_for(sc->streams, &sc->nstreams, n, sizeof *sc->streams);
+    fill_file(&rf, f, n <= sc->nstreams ? sc->streams : NULL);
+    if (!st_counts_any(&rf.counts))
+        return;
+    sel->active++;
+    st_counts_add(&sel->all, &rf.counts);
+    rf.rank = st_report_rank_file(&rf);
+    struct st_rank mine = rf.rank;
+    mine.item = f;
+    st_topk_offer(&sel->rows, &mine);
+    if (sel->pairs.cap)
+        offer_pairs(sel, &rf, f, sc);
+    if (st_file_has_findings(&rf))
+        st_topk_offer(&sel->findings, &mine);
+}
+
+static int by_item(const void *a, const void *b)
+{
+    const void *x = ((const struct st_rank *)a)->item, *y = ((const struct st_rank *)b)->item;
+    return x == y ? 0 : x < y ? -1 : 1;
+}
+
+/* The rows of the selected files, each once; the other files summed. */
+static int keep_selected(struct st_report *r, const struct selection *sel)
+{
+    size_t n = sel->rows.n + sel->pairs.n + sel->findings.n;
+    struct st_rank *all = st_alloc((n ? n : 1) * sizeof *all);
+    r->files = st_alloc((n ? n : 1) * sizeof *r->files);
+    if (!all || !r->files)
+        return -1;
+    memcpy(all, sel->rows.v, sel->rows.n * sizeof *all);
+    memcpy(all + sel->rows.n, sel->pairs.v, sel->pairs.n * sizeof *all);
+    memcpy(all + sel->rows.n + sel->pairs.n, sel->findings.v, sel->findings.n * sizeof *all);
+    st_sort(all, n, sizeof *all, by_item);
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || all[i].item != all[i - 1].item)
+            keep_row(r, all[i].item);
+    r->other = sel->all;
+    for (size_t i = 0; i < r->nfiles; i++)
+        st_counts_sub(&r->other, &r->files[i].counts);
+    r->nfiles_other = sel->active > r->nfiles ? sel->active - r->nfiles : 0;
+    return 0;
+}
+
+/* Every file with anything to show gets a row: the trace's footer holds
+ * every file (trace-files.md), and SEEKTRACE_REPORT_FILES=all asks for it.
+ * A fork child that read one of its parent's 20,000 files still writes
+ * one row, and the pages of the others' rows are never touched. */
+static int keep_all(struct st_report *r)
 {
     size_t n = 0;
     for (struct st_file *f = st_files_first(); f; f = f->next_all)
@@ -203,18 +336,38 @@ static int build(struct st_report *r)
     r->files = st_alloc((n ? n : 1) * sizeof *r->files);
     if (!r->files)
         return -1;
-    /* Each row is made aside and kept only if it has anything to show: a
-     * fork child that read one of its parent's 20,000 files writes one row,
-     * and the pages of the others are never touched. */
-    for (struct st_file *f = st_files_first(); f; f = f->next_all) {
-        struct st_report_file rf;
-        memset(&rf, 0, sizeof rf);
-        fill_file(&rf, f);
-        if (st_counts_any(&rf.counts)) {
-            fill_sites(&rf, f);
-            r->files[r->nfiles++] = rf;
-        }
-    }
+    for (struct st_file *f = st_files_first(); f; f = f->next_all)
+        keep_row(r, f);
+    return 0;
+}
+
+static int select_rows(struct st_report *r)
+{
+    int text = st_config.format != ST_FORMAT_JSON;
+    size_t rows = text ? ST_REPORT_TEXT_FILES : st_config.report_files;
+    if (st_trace_on || rows == 0)
+        return keep_all(r);
+    size_t nfind = text ? ST_REPORT_TEXT_FINDINGS : ST_REPORT_JSON_FINDINGS;
+    size_t npairs = text ? ST_REPORT_TEXT_SITES : 0; /* JSON has no such list */
+    struct st_rank *v = st_alloc((rows + npairs + nfind) * sizeof *v);
+    if (!v)
+        return -1;
+    struct selection sel = {
+        .rows = {v, 0, rows},
+        .pairs = {v + rows, 0, npairs},
+        .findings = {v + rows + npairs, 0, nfind},
+    };
+    struct scratch sc = {0};
+    for (struct st_file *f = st_files_first(); f; f = f->next_all)
+        rank_one(&sel, f, &sc);
+    r->json_rows_bounded = !text;
+    return keep_selected(r, &sel);
+}
+
+static int build(struct st_report *r)
+{
+    if (select_rows(r) != 0)
+        return -1;
     r->capture = inferred_reason ? "inferred" : "exact";
     r->capture_reason = inferred_reason;
     r->libc_version = libc_version;
