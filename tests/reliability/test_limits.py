@@ -250,6 +250,71 @@ def churn_constant(ctx):
     return problems
 
 
+def report_rows(ctx):
+    """`cat` of 300 files. JSON with SEEKTRACE_REPORT_FILES=50: the 50 worst
+    rows exactly as a report listing every file has them, the other files'
+    counts summed exactly in other_files, the same totals. By default (1000
+    rows) every file is listed and there is no other_files. The text report
+    counts the files it does not show."""
+    d = churn_files(ctx, 300, "rows")
+    paths = [os.path.join(d, f"f{i}") for i in range(300)]
+    argv = ["cat"] + paths
+
+    def report(extra, fmt="json"):
+        reports = ctx.fresh("reports")
+        env = rl.preload_env(ctx.lib, reports, extra, fmt=fmt)
+        r = rl.run(argv, env, cwd=ctx.fresh("cwd"))
+        if r.returncode != 0:
+            raise rl.Failure(f"cat: {rl.status_text(r.returncode)} {r.stderr[-300:]!r}")
+        if fmt == "text":
+            names = os.listdir(reports)
+            with open(os.path.join(reports, names[0]), encoding="utf-8") as f:
+                return f.read()
+        return report_of(reports)
+
+    def rows(rep):
+        """Rows with each run's own pipes (the captured output) named alike."""
+        return [dict(f, path=re.sub(r"pipe:\[\d+\]", "pipe", f["path"])) for f in rep["files"]]
+
+    full = report({"SEEKTRACE_REPORT_FILES": "all"})
+    bounded = report({"SEEKTRACE_REPORT_FILES": "50"})
+    default = report({})
+    text = report({}, fmt="text")
+    problems = []
+    data_bytes = sum(f["kernel_read_bytes"] for f in full["files"] if f["path"] in paths)
+    if data_bytes != sum(os.path.getsize(p) for p in paths):
+        problems.append(f"full report: {data_bytes} kernel bytes of the 300 files, "
+                        f"{sum(os.path.getsize(p) for p in paths)} in them")
+    n = len(full["files"])
+    print(f"{n} files in the full report; bounded: {len(bounded['files'])} rows, other_files "
+          f"{bounded.get('other_files', {}).get('files')}")
+    if rows(bounded) != rows(full)[:50]:
+        problems.append("the 50 rows kept are not the full report's first 50")
+    other = bounded.get("other_files")
+    if not other or other["files"] != n - 50:
+        problems.append(f"other_files {other and other['files']}, expected {n - 50} files")
+    else:
+        rest = full["files"][50:]
+        counted = [k for k in full["totals"] if k not in ("amplification", "calls", "by_call")]
+        for key in counted:
+            if other[key] != sum(f[key] for f in rest):
+                problems.append(f"other_files.{key} {other[key]}, the rest sum to "
+                                f"{sum(f[key] for f in rest)}")
+        for call in other["by_call"]:
+            for key, value in other["by_call"][call].items():
+                want = sum(f["by_call"].get(call, {}).get(key, 0) for f in rest)
+                if value != want:
+                    problems.append(f"other_files.by_call.{call}.{key} {value}, the rest: {want}")
+    if bounded["totals"] != full["totals"]:
+        problems.append("totals differ between the bounded and the full report")
+    if "other_files" in default or rows(default) != rows(full):
+        problems.append(f"by default a report of {n} files does not list them all")
+    want = f"  ... and {n - 10} more files (SEEKTRACE_FORMAT=json lists all)\n"
+    if want not in text:
+        problems.append(f"the text report lacks {want!r}")
+    return problems
+
+
 # --- the trace file's own limits -------------------------------------------------
 
 def demo_argv(ctx):
@@ -442,6 +507,7 @@ CASES = {
     "trace_file_size_limit": trace_file_size_limit,
     "path_max": path_max,
     "churn_constant": churn_constant,
+    "report_rows": report_rows,
 }
 
 
