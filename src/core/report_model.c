@@ -46,9 +46,10 @@ struct st_rank st_report_rank_site(const struct st_report_site *s)
 struct st_rank st_report_rank_pair(const struct st_report_file *f, const struct st_report_site *s,
                                    size_t k)
 {
-    return (struct st_rank){.a = s->rank.a + s->rank.b,
-                            .b = f->rank.a,
-                            .c = f->rank.b,
+    struct st_rank site = st_report_rank_site(s), file = st_report_rank_file(f);
+    return (struct st_rank){.a = site.a + site.b,
+                            .b = file.a,
+                            .c = file.b,
                             .name = f->path,
                             .id = k,
                             .item = s};

@@ -91,7 +91,8 @@ struct st_rank st_report_rank_file(const struct st_report_file *f);
 struct st_rank st_report_rank_site(const struct st_report_site *s);
 /* How the text report picks its (file, site) pairs: wasted bytes plus
  * syscalls at the site, then the file's order, then the site's place in
- * its file (k). f->rank and s->rank must be set. */
+ * its file (k). Computed from the counts: reports read from a trace's
+ * footer have no ranks set. */
 struct st_rank st_report_rank_pair(const struct st_report_file *f, const struct st_report_site *s,
                                    size_t k);
 
