@@ -366,7 +366,10 @@ def fork_thread_handler(ctx):
     argv = [ctx.prog("rl_procs"), "fork_thread_handler", counts, "300"]
     plain = ctx.plain(argv)
     rep = ctx.fresh("reports")
-    pre = ctx.preloaded(argv, rep, timeout=30)  # a hang is a failure, not a stuck suite
+    # Every handler read is on a pipe of its own: tens of thousands of files,
+    # each of which must have its row (report-json.md, Rows kept).
+    pre = ctx.preloaded(argv, rep, timeout=30,  # a hang is a failure, not a stuck suite
+                        extra={"SEEKTRACE_REPORT_FILES": "all"})
     problems = rl.diff_behaviour(label, plain, pre)
     with open(counts) as f:
         reads, overlapped = map(int, f.read().split())
