@@ -157,7 +157,8 @@ static int close_around_own(unsigned lo, unsigned hi, int flags, st_close_range_
     }
     if (real_from)
         real_from((int)from);
-    else if ((from == lo || from <= hi) && real_range(from, hi, flags) != 0 && r == 0) {
+    else if (real_range && (from == lo || from <= hi) && real_range(from, hi, flags) != 0 &&
+             r == 0) {
         r = -1;
         e = errno;
     }
