@@ -16,8 +16,9 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 # traced program's exit meet the very limits the test imposes on the program
 # (RLIMIT_FSIZE, RLIMIT_NOFILE, closed or unwritable descriptors, another user
 # who cannot write the .gcda files), or are slow enough under gcov to hit the
-# hang guard (fork_thread_handler); and the what-if cases that measure a
-# run's totals (sweep), which then include libgcov's own .gcda updates.
+# hang guard (fork_thread_handler); and the cases that check a run's exact
+# totals (the what-if sweeps, cli.small_fixes' singular counts), which then
+# include libgcov's own .gcda updates.
 # They run in the normal build.
 excluded=(
   reliability.hostile.trace_rlimit_fsize
@@ -27,6 +28,7 @@ excluded=(
   reliability.limits.trace_file_size_limit
   reliability.procs.fork_thread_handler
   cli.run_switch_user
+  cli.small_fixes
   'whatif.sweep_(demo_2006|text_table)'
   whatif.demo_2006
   'whatif.workload_.*'
