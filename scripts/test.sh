@@ -8,11 +8,15 @@
 # beside on an UBSan-only build.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
+# Where the time goes, one line a phase (bash's SECONDS counts from the start).
+phase_done() { echo "seektrace test: $1 done at ${SECONDS} s" >&2; }
+phase_done "set-up and build"
 # The glibc matrix (tests/CMakeLists.txt): Debian's newer glibc, which the
 # integration and model tests also run under, beside the machine's own, and
 # Debian 11's older one for the portable build.
 "$SEEKTRACE_ROOT/tests/glibc/fetch.sh" "$BUILD_DIR/glibc" trixie sid bullseye
 (cd "$BUILD_DIR" && ctest --output-on-failure -j"$(nproc)")
+phase_done "normal suite"
 
 # The portable build (scripts/portable.sh, README "Which glibc"): its library
 # and test programs under each glibc; the model's validation under 2.31 (the
@@ -22,12 +26,14 @@ PORTABLE_BUILD_DIR=$PORTABLE_DIR "$SEEKTRACE_ROOT/scripts/portable.sh" \
   -DSEEKTRACE_GLIBC_SUITES="bullseye;trixie;sid" -DSEEKTRACE_GLIBC_DIR="$BUILD_DIR/glibc"
 (cd "$PORTABLE_DIR" && ctest --output-on-failure -j"$(nproc)" \
    -E '^(model\.validate|glibc\.(trixie|sid)\.model\.validate)$')
+phase_done "portable build and suite"
 
 ASAN_DIR=${ASAN_BUILD_DIR:-$SEEKTRACE_ROOT/build-asan}
 cmake -S "$SEEKTRACE_ROOT" -B "$ASAN_DIR" -DCMAKE_BUILD_TYPE=Debug -DSEEKTRACE_SANITIZE=ON >/dev/null
 cmake --build "$ASAN_DIR" -j"$(nproc)"
 cd "$ASAN_DIR"
 ctest --output-on-failure -j"$(nproc)" -R '^(unit|reliability)\.' -E '\.lint\.'
+phase_done "ASan build and suite"
 
 # The reliability cases ASan cannot run beside (label asan-skip) under UBSan
 # alone: only the library, the command and the reliability programs are built.
@@ -38,3 +44,4 @@ cmake --build "$UBSAN_DIR" -j"$(nproc)" --target seektrace seektrace_cli fseek20
 make -C "$UBSAN_DIR/tests/reliability" -j"$(nproc)" --no-print-directory
 cd "$UBSAN_DIR"
 ctest --output-on-failure -j"$(nproc)" -L asan-skip
+phase_done "UBSan build and suite"
