@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "name_text.h"
 #include "tool.h"
 #include "units.h"
@@ -17,17 +18,32 @@
 static const char usage[] =
     "usage: seektrace check LIMITS [OPTIONS] TRACE|DIR|REPORT.json ...\n"
     "\n"
-    "Checks every file each process read against the limits; prints each violation\n"
-    "with the file, the process, its worst call site and the numbers. Options may\n"
-    "come before or after the inputs; '--' ends them.\n"
+    "Checks every file each process read against the limits, and the whole job\n"
+    "against a baseline; prints each violation with the file, the process, its\n"
+    "worst call site and the numbers. Options may come before or after the\n"
+    "inputs; '--' ends them.\n"
     "\n"
-    "Limits (at least one):\n"
+    "Limits (at least one, or --baseline):\n"
     "  --max-amplification X   kernel bytes read / bytes delivered at most X (a file\n"
     "                          read from the kernel but never delivered counts as\n"
     "                          infinitely amplified, unless the process wrote it:\n"
     "                          a file only written is not judged by this limit)\n"
     "  --max-read-syscalls N   at most N read syscalls per file\n"
     "  --max-reread-bytes B    at most B bytes read again (4k, 1M, 2G ...)\n"
+    "Baseline (a run of the same job to compare with; docs/ci.md):\n"
+    "  --baseline OLD          OLD: a file from 'seektrace baseline save', or the\n"
+    "                          traces or reports of the earlier run (file or DIR);\n"
+    "                          fails when a file or call site of the job grew\n"
+    "  --max-growth PCT        growth allowed per file and site, in percent (default\n"
+    "                          10): kernel bytes and syscalls read and written, bytes\n"
+    "                          read again, amplification\n"
+    "  --growth-floor B        growth below B bytes (B / 4 KiB syscalls) never fails,\n"
+    "                          nor does a new file wasting less (default "
+    BASELINE_DEFAULT_FLOOR_TEXT ")\n"
+    "  --path-prefix NAME=DIR  paths under DIR are keyed {NAME}/...: give each run its\n"
+    "                          own checkout or scratch directory (repeatable)\n"
+    "  --path-glob GLOB        paths matching GLOB are keyed as GLOB (temporary names;\n"
+    "                          repeatable)\n"
     "Options:\n"
     "  --file GLOB             only files whose path matches GLOB (repeatable; '*'\n"
     "                          matches '/' too); a GLOB no file matches is an error\n"
@@ -46,7 +62,8 @@ static const char usage[] =
     "                          each is named on stderr and in the output; exit 3\n"
     "  --help                  this text\n"
     "\n"
-    "Exit status: 0 all within limits, 1 a violation, 2 bad usage, a --file or\n"
+    "Exit status: 0 all within limits, 1 a violation or a regression against the\n"
+    "baseline, 2 bad usage, a --file or\n"
     "--site that matches nothing, or an input that cannot be read (one line names\n"
     "the file, what is wrong and where), 3 no violation but --keep-going skipped\n"
     "inputs.\n";
@@ -59,6 +76,11 @@ void check_opts_init(struct check_opts *o)
     o->max_reread_bytes = -1;
     o->min_waste = CHECK_DEFAULT_MIN_WASTE;
     o->format = "text";
+    o->max_growth = BASELINE_DEFAULT_GROWTH;
+    o->growth_floor = BASELINE_DEFAULT_FLOOR;
+    o->keys = calloc(1, sizeof *o->keys);
+    if (!o->keys)
+        tool_bad_input("out of memory");
 }
 
 void check_opts_free(struct check_opts *o)
@@ -66,6 +88,10 @@ void check_opts_free(struct check_opts *o)
     free(o->globs);
     free(o->site_globs);
     o->globs = o->site_globs = NULL;
+    if (o->keys)
+        baseline_keys_free(o->keys);
+    free(o->keys);
+    o->keys = NULL;
 }
 
 static void add_glob(const char ***list, size_t *n, const char *v)
@@ -114,6 +140,23 @@ int check_opts_parse(struct check_opts *o, const char *cmd, int argc, char **arg
         add_glob(&o->globs, &o->nglobs, v);
     } else if (opt_value(cmd, argc, argv, i, "--site", &v)) {
         add_glob(&o->site_globs, &o->nsite_globs, v);
+    } else if (opt_value(cmd, argc, argv, i, "--baseline", &v)) {
+        o->baseline = v;
+        o->any = 1;
+    } else if (opt_value(cmd, argc, argv, i, "--max-growth", &v)) {
+        char *end;
+        double pct = strtod(v, &end);
+        if (*end == '%')
+            end++;
+        if (*end || !(pct >= 0) || !isfinite(pct))
+            tool_usage_error(cmd, "--max-growth takes a percentage like 10 or 2.5, not '%s'", v);
+        o->max_growth = pct / 100;
+    } else if (opt_value(cmd, argc, argv, i, "--growth-floor", &v)) {
+        if (st_parse_size(v, &size) != 0)
+            tool_usage_error(cmd, "--growth-floor takes a size like 0, 64k or 1M, not '%s'", v);
+        o->growth_floor = size;
+    } else if (baseline_keys_parse(o->keys, cmd, argc, argv, i)) {
+        return 1;
     } else if (opt_value(cmd, argc, argv, i, "--format", &v)) {
         if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0 && strcmp(v, "junit") != 0)
             tool_usage_error(cmd, "--format takes text, json or junit, not '%s'", v);
@@ -153,6 +196,8 @@ struct cctx {
     size_t below_floor;  /* files (or sites) under --min-waste */
     size_t *glob_hits, *site_hits;
     struct skipped skipped;
+    struct baseline *now;       /* this run's figures, with --baseline */
+    struct baseline_diff *diff; /* against the baseline */
 };
 
 static int glob_match(const char *const *globs, size_t n, size_t *hits, const char *s)
@@ -277,6 +322,11 @@ static void add_case(struct cctx *c, const struct process *p, const struct subje
         t->violations[t->nviolations++] = k;
 }
 
+static int limits_given(const struct check_opts *o)
+{
+    return o->max_amplification >= 0 || o->max_read_syscalls >= 0 || o->max_reread_bytes >= 0;
+}
+
 static void judge(struct cctx *c, const struct process *p, const struct subject *s)
 {
     const struct check_opts *o = c->o;
@@ -302,7 +352,7 @@ static void judge(struct cctx *c, const struct process *p, const struct subject 
     if (o->max_reread_bytes >= 0 && k->reread_bytes > (uint64_t)o->max_reread_bytes)
         add_violation(c, p, s, "reread_bytes", (double)k->reread_bytes,
                       (double)o->max_reread_bytes);
-    if (strcmp(o->format, "junit") == 0)
+    if (strcmp(o->format, "junit") == 0 && limits_given(o))
         add_case(c, p, s, before);
 }
 
@@ -311,6 +361,8 @@ static int on_process(struct process *p, void *vctx)
     struct cctx *c = vctx;
     const struct check_opts *o = c->o;
     c->processes++;
+    if (c->now)
+        baseline_add(c->now, p);
     for (size_t i = 0; i < p->report.nfiles; i++) {
         const struct st_report_file *f = &p->report.files[i];
         if (!wanted(c, f))
@@ -398,11 +450,16 @@ static void json_num(FILE *f, double x)
         fprintf(f, "%.6g", x);
 }
 
+static int failed(const struct cctx *c)
+{
+    return c->nv || (c->diff && baseline_regressions(c->diff));
+}
+
 static void print_json(FILE *f, const struct cctx *c)
 {
     const struct check_opts *o = c->o;
     fprintf(f, "{\"schema\":\"seektrace.check/1\",\"passed\":%s,\"limits\":{",
-            c->nv ? "false" : "true");
+            failed(c) ? "false" : "true");
     int comma = 0;
     if (o->max_amplification >= 0) {
         fprintf(f, "\"max_amplification\":");
@@ -445,6 +502,13 @@ static void print_json(FILE *f, const struct cctx *c)
         fputc('}', f);
     }
     fprintf(f, "]");
+    if (c->diff) {
+        fprintf(f, ",\"baseline\":{\"source\":");
+        json_str(f, o->baseline);
+        fputc(',', f);
+        baseline_diff_json(c->diff, f);
+        fputc('}', f);
+    }
     if (c->skipped.n) {
         fprintf(f, ",\"skipped\":[");
         skipped_json(f, &c->skipped);
@@ -461,6 +525,10 @@ static void print_junit(FILE *f, const struct cctx *c)
     for (size_t i = 0; i < c->ncases; i++)
         failing += c->cases[i].nviolations > 0;
     size_t tests = c->ncases + c->skipped.n;
+    if (c->diff) {
+        failing += baseline_regressions(c->diff);
+        tests += baseline_diff_cases(c->diff);
+    }
     fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
                "<testsuites name=\"seektrace check\" tests=\"%zu\" failures=\"%zu\" "
                "errors=\"%zu\">\n"
@@ -486,6 +554,8 @@ static void print_junit(FILE *f, const struct cctx *c)
         }
         fprintf(f, "    </testcase>\n");
     }
+    if (c->diff)
+        baseline_diff_junit(c->diff, f, xml);
     for (size_t i = 0; i < c->skipped.n; i++) {
         fprintf(f, "    <testcase classname=\"seektrace.input\" name=\"");
         xml(f, c->skipped.paths[i]);
@@ -500,6 +570,8 @@ static void print_text(FILE *f, const struct cctx *c)
 {
     for (size_t i = 0; i < c->nv; i++)
         fprintf(f, "%s\n", c->v[i].what);
+    if (c->diff)
+        baseline_diff_text(c->diff, f);
     for (size_t i = 0; i < c->skipped.n; i++)
         fprintf(f, "skipped (--keep-going): %s\n", c->skipped.errors[i]);
     char what[128];
@@ -508,12 +580,21 @@ static void print_text(FILE *f, const struct cctx *c)
                  c->files, c->files == 1 ? "" : "s");
     else
         snprintf(what, sizeof what, "%zu file%s", c->files, c->files == 1 ? "" : "s");
+    size_t regressions = c->diff ? baseline_regressions(c->diff) : 0;
     if (c->nv)
         fprintf(f, "seektrace check: FAILED: %zu violation%s in %s checked of %zu process%s",
                 c->nv, c->nv == 1 ? "" : "s", what, c->processes, c->processes == 1 ? "" : "es");
+    else if (regressions)
+        fprintf(f, "seektrace check: FAILED: %s checked of %zu process%s", what, c->processes,
+                c->processes == 1 ? "" : "es");
     else
         fprintf(f, "seektrace check: passed: %s of %zu process%s within limits", what,
                 c->processes, c->processes == 1 ? "" : "es");
+    if (regressions)
+        fprintf(f, "; %zu regression%s against the baseline", regressions,
+                regressions == 1 ? "" : "s");
+    else if (c->diff)
+        fprintf(f, "; no regression against the baseline");
     if (c->skipped.n)
         fprintf(f, "; %zu input%s skipped, unreadable", c->skipped.n,
                 c->skipped.n == 1 ? "" : "s");
@@ -529,6 +610,14 @@ int check_run(const struct check_opts *o, char **paths, int npaths)
     c.site_hits = calloc(o->nsite_globs + 1, sizeof *c.site_hits);
     if (!c.glob_hits || !c.site_hits)
         tool_bad_input("out of memory");
+    struct baseline *old = NULL;
+    if (o->baseline) {
+        char err[ST_TRACE_ERROR_MAX];
+        old = baseline_open(o->baseline, o->keys, err);
+        if (!old)
+            tool_bad_input("check --baseline: %s", err);
+        c.now = baseline_new(o->keys);
+    }
     struct load_opts lo = {0, 1};
     progress_start("checking", (uint64_t)npaths);
     for (int i = 0; i < npaths; i++) {
@@ -543,6 +632,8 @@ int check_run(const struct check_opts *o, char **paths, int npaths)
     if (npaths && c.skipped.n == (size_t)npaths)
         tool_bad_input("none of the %d inputs could be read", npaths);
     unmatched_globs(&c);
+    if (old)
+        c.diff = baseline_compare(old, c.now, o->max_growth, o->growth_floor);
     FILE *f = stdout;
     if (strcmp(o->format, "json") == 0)
         print_json(f, &c);
@@ -552,7 +643,10 @@ int check_run(const struct check_opts *o, char **paths, int npaths)
         print_text(f, &c);
     if (fflush(f) != 0)
         tool_bad_input("cannot write the output");
-    int rc = c.nv ? EXIT_VIOLATION : c.skipped.n ? EXIT_SKIPPED : 0;
+    int rc = failed(&c) ? EXIT_VIOLATION : c.skipped.n ? EXIT_SKIPPED : 0;
+    baseline_diff_free(c.diff);
+    baseline_free(c.now);
+    baseline_free(old);
     for (size_t i = 0; i < c.nv; i++) {
         free(c.v[i].path);
         free(c.v[i].cmd);
@@ -603,7 +697,7 @@ int cmd_check(int argc, char **argv)
     }
     if (!o.any)
         tool_usage_error("check", "give at least one limit (--max-amplification, "
-                                  "--max-read-syscalls, --max-reread-bytes)");
+                                  "--max-read-syscalls, --max-reread-bytes) or --baseline");
     if (!npos)
         tool_usage_error("check", "no trace, directory or report given");
     struct inputs in;

@@ -1,5 +1,5 @@
 /* seektrace.c — the seektrace command: run, report, check, export, whatif,
- * sweep, calibrate.
+ * sweep, calibrate, baseline.
  *
  * One file per subcommand (cmd_*.c); what they share is in tool.h. */
 #include <stdio.h>
@@ -19,7 +19,9 @@ static const char usage[] =
     "  run [OPTIONS] -- CMD [ARGS]   run CMD and every process it starts under the\n"
     "                                library; print one report over them all\n"
     "  report TRACE|DIR|JSON ...     the report of recorded traces (or JSON reports)\n"
-    "  check LIMITS TRACE|DIR|JSON   exit 1 when a file's reads exceed a limit (CI)\n"
+    "  check LIMITS TRACE|DIR|JSON   exit 1 when a file's reads exceed a limit, or\n"
+    "                                grew against --baseline (CI)\n"
+    "  baseline save TRACE|DIR ...   a run's figures, to commit and check against\n"
     "  export --format F TRACE ...   events as Chrome trace JSON, CSV or JSON lines\n"
     "  whatif [--sizes L] TRACE ...  predict each buffer size's syscalls, bytes, time\n"
     "  sweep [--sizes L] -- CMD      run CMD at each buffer size and measure\n"
@@ -56,6 +58,8 @@ int main(int argc, char **argv)
         return cmd_report(argc - 1, argv + 1);
     if (!strcmp(c, "check"))
         return cmd_check(argc - 1, argv + 1);
+    if (!strcmp(c, "baseline"))
+        return cmd_baseline(argc - 1, argv + 1);
     if (!strcmp(c, "export"))
         return cmd_export(argc - 1, argv + 1);
     if (!strcmp(c, "sweep"))

@@ -160,12 +160,14 @@ size_t size_list_parse(const char *cmd, const char *list, uint64_t *sizes);
 int cmd_run(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_check(int argc, char **argv);
+int cmd_baseline(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
 
 /* check's limits, shared with run --check. */
+struct baseline_keys;
 /* The waste (kernel bytes never delivered) below which a file does not fail
  * --max-amplification: glibc reading 1.19 KiB of /etc/passwd to deliver 32 B
  * is 38x, and no one's problem. docs/seektrace.1 states it. */
@@ -184,6 +186,10 @@ struct check_opts {
     const char *format; /* text, json, junit */
     int any;            /* some limit was given */
     int keep_going;     /* check --keep-going */
+    const char *baseline;     /* --baseline: a saved baseline, traces or reports */
+    double max_growth;        /* --max-growth, a share: 0.10 */
+    uint64_t growth_floor;    /* --growth-floor, bytes */
+    struct baseline_keys *keys; /* --path-prefix, --path-glob */
 };
 void check_opts_init(struct check_opts *o);
 void check_opts_free(struct check_opts *o);

@@ -746,6 +746,114 @@ def case_check_gate(ctx):
     expect("amplification unbounded (nothing delivered)" in out, out)
 
 
+def baseline_run(ctx, name, bufsize, strace_to=None):
+    """fseek_fread at bufsize on its own copy of the data, in a directory of
+    its own (as two CI checkouts): (trace dir, that directory)."""
+    d = ctx.newdir(name + "-checkout")
+    data = os.path.join(d, "data.bin")
+    shutil.copy(ctx.bin, data)
+    traces, _, _ = ctx.traced([os.path.join(ctx.a.workloads, "wl_fseek_fread"), data, "3000", "7",
+                               str(bufsize)], name=name, strace_to=strace_to)
+    return traces, d
+
+
+def baseline_changes(j, change):
+    return {c["key"]: c for c in j["baseline"]["changes"] if c["change"] == change}
+
+
+def case_baseline(ctx):
+    log = os.path.join(ctx.tmp, "strace.baseline")
+    old, old_dir = baseline_run(ctx, "old", 4096, strace_to=log)
+    again, again_dir = baseline_run(ctx, "again", 4096)
+    grown, grown_dir = baseline_run(ctx, "grown", 131072)
+    saved = os.path.join(ctx.tmp, "base.json")
+    ctx.st("baseline", "save", "--path-prefix", f"src={old_dir}", "-o", saved, old)
+    text = open(saved, encoding="utf-8").read()
+    base = json.loads(text)
+    expect(base["schema"] == "seektrace.baseline/1", f"{base.get('schema')}")
+    entries = {e["key"]: e for e in base["entries"]}
+    keys = list(entries)
+    expect(keys == sorted(keys) and text.count("\n") == len(keys) + 3, "one entry a line, sorted")
+    # The data file under its prefix, with strace's figures for the run.
+    f = entries["file {src}/data.bin"]
+    kernel = strace_log.parse(log)[1][os.path.realpath(os.path.join(old_dir, "data.bin"))]
+    for k in ("read_syscalls", "kernel_read_bytes"):
+        expect(f[k] == getattr(kernel, k), f"{k} {f[k]} != strace's {getattr(kernel, k)}")
+    expect(f["delivered_bytes"] == 3000 * 16, f"{f}")
+    # Sites are keyed by module, function, source and line; no pid, no address.
+    sites = [k for k in keys if k.startswith("site wl_fseek_fread main fseek_fread.c:")]
+    expect(sites and not any(str(os.getpid()) in k for k in keys), f"{keys}")
+    expect(sum(entries[k]["kernel_read_bytes"] for k in sites) == f["kernel_read_bytes"],
+           f"the sites' reads sum to the file's: {sites}")
+    # The same job again, elsewhere: passes, with no change at all.
+    prefix = ["--path-prefix", f"src={again_dir}"]
+    out, _ = ctx.st("check", "--baseline", saved, *prefix, again)
+    expect(out.splitlines() == ["seektrace check: passed: 2 files of 1 process within limits; "
+                                "no regression against the baseline"], out)
+    j = ctx.stj("check", "--baseline", saved, *prefix, "--format", "json", again)
+    expect(j["passed"] and j["baseline"]["changes"] == [] and
+           j["baseline"]["old_entries"] == len(keys), f"{j['baseline']}")
+    # The buffer grown to 128 KiB: the file and the seeking line regress.
+    prefix = ["--path-prefix", f"src={grown_dir}"]
+    out, _ = ctx.st("check", "--baseline", saved, *prefix, grown, rc=1)
+    expect("baseline: regressed: file {src}/data.bin: kernel_read_bytes" in out and
+           "; at main (fseek_fread.c:" in out and "regressions against the baseline" in out, out)
+    j = ctx.stj("check", "--baseline", saved, *prefix, "--format", "json", grown, rc=1)
+    grew = baseline_changes(j, "grew")
+    g = grew["file {src}/data.bin"]
+    expect({"kernel_read_bytes", "reread_bytes"} <= set(g["changed"]) and
+           g["old"]["kernel_read_bytes"] == f["kernel_read_bytes"] and
+           g["new"]["kernel_read_bytes"] > 10 * f["kernel_read_bytes"], f"{g}")
+    expect(any(k.startswith("site wl_fseek_fread main fseek_fread.c:") and c["line"] > 0 and
+               c["source"].endswith("fseek_fread.c") for k, c in grew.items()), f"{grew}")
+    expect(j["baseline"]["regressions"] == len(grew) and not j["passed"], f"{j['baseline']}")
+    junit = ET.fromstring(ctx.st("check", "--baseline", saved, *prefix, "--format", "junit",
+                                 grown, rc=1)[0])
+    failed = [c.get("name") for c in junit.iter("testcase") if c.find("failure") is not None]
+    expect(sorted(failed) == sorted(grew), f"{failed}")
+    # Above the floor only: a floor of 1 GiB lets it pass; traces as the baseline.
+    ctx.st("check", "--baseline", saved, *prefix, "--growth-floor", "1G", grown)
+    # Back to 4 KiB: the file improves, while the line that freads refills its
+    # smaller buffer more often (each figure is judged on its own).
+    j = ctx.stj("check", "--baseline", grown, "--path-prefix", f"src={grown_dir}",
+                "--path-prefix", f"src={old_dir}", "--format", "json", old, rc=1)
+    expect("file {src}/data.bin" in baseline_changes(j, "improved"), f"{j['baseline']}")
+    for key, c in baseline_changes(j, "grew").items():
+        expect(key.startswith("site wl_fseek_fread main fseek_fread.c:") and
+               c["changed"] == ["read_syscalls"] and
+               c["new"]["read_syscalls"] - c["old"]["read_syscalls"] >= 16, f"{c}")
+    # Without the prefix the paths differ: the file is new (and wasteful) and gone.
+    out, _ = ctx.st("check", "--baseline", saved, grown, rc=1)
+    expect(f"baseline: new and wasteful: file {grown_dir}/data.bin" in out and
+           "baseline: gone: file {src}/data.bin" in out, out)
+    # A site whose line moved (an edit above it) is the same site.
+    site = max(sites, key=lambda k: entries[k]["kernel_read_bytes"])
+    line = int(site.rsplit(":", 1)[1])
+    moved = os.path.join(ctx.tmp, "moved.json")
+    with open(moved, "w", encoding="utf-8") as m:
+        m.write(text.replace(f'"key":"{site}"', f'"key":"{site.rsplit(":", 1)[0]}:{line + 3}"'))
+    j = ctx.stj("check", "--baseline", moved, "--path-prefix", f"src={again_dir}", "--format",
+                "json", again)
+    expect(j["passed"] and j["baseline"]["changes"] == [], f"{j['baseline']}")
+    # --path-glob keys every matching path as the glob.
+    ctx.st("check", "--baseline", old, "--path-glob", "*/data.bin", again)
+    # Bad input: one line, exit 2.
+    bad = os.path.join(ctx.tmp, "bad.json")
+    for content, words in (('{"schema":"seektrace.baseline/1","entries":[{"key"', "not JSON"),
+                           ('{"schema":"seektrace.baseline/9","entries":[]}', "another version"),
+                           ('{"schema":"seektrace.baseline/1","entries":[{"key":"x"}]}',
+                            "without a count")):
+        with open(bad, "w", encoding="utf-8") as b:
+            b.write(content)
+        _, err = ctx.st("check", "--baseline", bad, again, rc=2)
+        one_line(err, words)
+    one_line(ctx.st("check", "--baseline", os.path.join(ctx.tmp, "none"), again, rc=2)[1], "none")
+    one_line(ctx.st("check", "--baseline", saved, "--max-growth", "ten", again, rc=2)[1],
+             "--max-growth")
+    one_line(ctx.st("baseline", "save", "--path-prefix", "src", old, rc=2)[1], "--path-prefix")
+    one_line(ctx.st("baseline", "save", "-o", "/nonexistent/b.json", old, rc=2)[1], "/nonexistent")
+
+
 def case_check_junit_names(ctx):
     # Two runs of the same program: different pids, the same test names; in
     # one directory, one test case holding both runs' failures.
