@@ -276,24 +276,32 @@ static void add_counts(struct baseline_entry *e, const struct st_counts *c)
 #undef BASELINE_ADD
 }
 
+/* e happens at frame f (a file's: its worst site's). */
+static void locate(struct baseline_entry *e, const struct st_report_frame *f)
+{
+    char desc[512];
+    e->where = dup_or_die(st_frame_describe(f, desc, sizeof desc));
+    e->source = dup_or_die(f->source);
+    e->line = f->line;
+}
+
 void baseline_add(struct baseline *b, const struct process *p)
 {
     char key[4200];
     for (size_t i = 0; i < p->report.nfiles; i++) {
         const struct st_report_file *f = &p->report.files[i];
         file_key(&b->keys, f->path, key, sizeof key);
-        add_counts(entry(b, key), &f->counts);
+        struct baseline_entry *fe = entry(b, key);
+        add_counts(fe, &f->counts);
+        if (!fe->where && f->nsites && f->sites[0].nframes)
+            locate(fe, &f->sites[0].frames[0]);
         for (size_t k = 0; k < f->nsites; k++) {
             const struct st_report_site *s = &f->sites[k];
             if (!site_key(s, key, sizeof key))
                 continue;
             struct baseline_entry *e = entry(b, key);
-            if (!e->where) {
-                char desc[512];
-                e->where = dup_or_die(st_frame_describe(&s->frames[0], desc, sizeof desc));
-                e->source = dup_or_die(s->frames[0].source);
-                e->line = s->frames[0].line;
-            }
+            if (!e->where)
+                locate(e, &s->frames[0]);
             add_counts(e, &s->counts);
         }
     }

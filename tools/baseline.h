@@ -54,7 +54,8 @@ extern const unsigned char baseline_metric_is_bytes[BM_COUNT], baseline_metric_j
 
 struct baseline_entry {
     char *key;    /* "file {src}/data.bin", "site app main app.c:42" */
-    char *where;  /* a site as reports name it, "main (app.c:42)"; NULL for a file */
+    char *where;  /* a site as reports name it, "main (app.c:42)" (a file: its worst
+                   * site in the first process that had one); NULL: unknown */
     char *source; /* a site's source file, as its debug information names it, or NULL */
     int line;
     uint64_t v[BM_COUNT];
@@ -97,5 +98,8 @@ void baseline_diff_text(const struct baseline_diff *d, FILE *f);
 void baseline_diff_json(const struct baseline_diff *d, FILE *f);
 void baseline_diff_junit(const struct baseline_diff *d, FILE *f, void (*xml)(FILE *, const char *));
 size_t baseline_diff_cases(const struct baseline_diff *d);
+struct annotations;
+/* Each regression as an error annotation (annotate.h). */
+void baseline_diff_annotate(const struct baseline_diff *d, struct annotations *as);
 
 #endif

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotate.h"
 #include "units.h"
 
 enum diff_kind { D_SAME, D_GREW, D_NEW_WASTE, D_NEW, D_IMPROVED, D_GONE };
@@ -402,5 +403,29 @@ void baseline_diff_junit(const struct baseline_diff *d, FILE *f, void (*xml)(FIL
                 it->kind == D_GREW ? "baseline.grew" : "baseline.new");
         xml(f, it->message);
         fprintf(f, "\"/>\n    </testcase>\n");
+    }
+}
+
+void baseline_diff_annotate(const struct baseline_diff *d, struct annotations *as)
+{
+    for (size_t i = 0; i < d->n; i++) {
+        const struct diff_item *it = &d->items[i];
+        if (it->kind != D_GREW && it->kind != D_NEW_WASTE)
+            continue;
+        const struct baseline_entry *e = it->now;
+        struct annotation a = {
+            .rule = it->kind == D_GREW ? "baseline/grew" : "baseline/new",
+            .error = 1,
+            .message = it->message,
+            .path = strncmp(e->key, "file ", 5) == 0 ? (char *)e->key + 5 : NULL,
+            .identity = e->key,
+            .source = e->source,
+            .line = e->line,
+            .kernel_read_bytes = e->v[BM_kernel_read_bytes],
+            .read_syscalls = e->v[BM_read_syscalls],
+            .delivered_bytes = e->v[BM_delivered_bytes],
+            .reread_bytes = e->v[BM_reread_bytes],
+        };
+        annotations_add(as, &a);
     }
 }

@@ -10,7 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "annotate.h"
 #include "baseline.h"
+#include "findings.h"
 #include "name_text.h"
 #include "tool.h"
 #include "units.h"
@@ -55,9 +57,16 @@ static const char usage[] =
     "  --min-waste B           the amplification limit applies only where at least\n"
     "                          B bytes were read from the kernel and never delivered\n"
     "                          (default " CHECK_DEFAULT_MIN_WASTE_TEXT "; 0 judges every file)\n"
-    "  --format text|json|junit  output: text (default), JSON (seektrace.check/1), or\n"
+    "  --format text|json|junit|sarif|github|gitlab\n"
+    "                          output: text (default), JSON (seektrace.check/1),\n"
     "                          JUnit XML for test dashboards (a test case per command\n"
-    "                          and file, or site, named without pids)\n"
+    "                          and file, or site, named without pids); or at the\n"
+    "                          source line of each call site, for code review:\n"
+    "                          SARIF 2.1.0, GitHub workflow commands, GitLab Code\n"
+    "                          Quality JSON: violations and regressions as errors,\n"
+    "                          the report's findings as warnings\n"
+    "  --source-root DIR       with sarif, github, gitlab: sources under DIR are named\n"
+    "                          relative to it (default: the current directory)\n"
     "  --keep-going            skip inputs that cannot be read (corrupt, truncated):\n"
     "                          each is named on stderr and in the output; exit 3\n"
     "  --help                  this text\n"
@@ -155,11 +164,15 @@ int check_opts_parse(struct check_opts *o, const char *cmd, int argc, char **arg
         if (st_parse_size(v, &size) != 0)
             tool_usage_error(cmd, "--growth-floor takes a size like 0, 64k or 1M, not '%s'", v);
         o->growth_floor = size;
+    } else if (opt_value(cmd, argc, argv, i, "--source-root", &v)) {
+        o->source_root = v;
     } else if (baseline_keys_parse(o->keys, cmd, argc, argv, i)) {
         return 1;
     } else if (opt_value(cmd, argc, argv, i, "--format", &v)) {
-        if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0 && strcmp(v, "junit") != 0)
-            tool_usage_error(cmd, "--format takes text, json or junit, not '%s'", v);
+        if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0 && strcmp(v, "junit") != 0 &&
+            !annotations_format(v))
+            tool_usage_error(cmd, "--format takes text, json, junit, sarif, github or gitlab, "
+                                  "not '%s'", v);
         o->format = v;
     } else {
         return 0;
@@ -196,6 +209,7 @@ struct cctx {
     size_t below_floor;  /* files (or sites) under --min-waste */
     size_t *glob_hits, *site_hits;
     struct skipped skipped;
+    struct annotations ann;     /* --format sarif, github, gitlab */
     struct baseline *now;       /* this run's figures, with --baseline */
     struct baseline_diff *diff; /* against the baseline */
 };
@@ -224,6 +238,7 @@ struct subject {
     const struct st_report_file *file;
     const char *site;          /* its description; NULL: a whole file without sites */
     const struct st_counts *k; /* the figures judged */
+    const struct st_report_frame *frame; /* the site's, or NULL */
 };
 
 static void add_violation(struct cctx *c, const struct process *p, const struct subject *s,
@@ -272,6 +287,25 @@ static void add_violation(struct cctx *c, const struct process *p, const struct 
              st_fmt_count(n1, sizeof n1, s->k->read_syscalls), s->k->read_syscalls == 1 ? "" : "s",
              st_fmt_bytes(b2, sizeof b2, s->k->delivered_bytes), where, s->site ? s->site : "");
     v->what = strdup(line);
+    if (annotations_format(c->o->format)) {
+        static const char *const rule_of[] = {"limit/amplification", "limit/read-syscalls",
+                                              "limit/reread-bytes"};
+        struct annotation a = {
+            .rule = rule_of[strcmp(limit, "amplification") == 0 ? 0
+                            : strcmp(limit, "read_syscalls") == 0 ? 1
+                                                                   : 2],
+            .error = 1,
+            .message = line,
+            .path = (char *)s->file->path,
+            .source = s->frame ? (char *)s->frame->source : NULL,
+            .line = s->frame ? s->frame->line : 0,
+            .kernel_read_bytes = s->k->kernel_read_bytes,
+            .read_syscalls = s->k->read_syscalls,
+            .delivered_bytes = s->k->delivered_bytes,
+            .reread_bytes = s->k->reread_bytes,
+        };
+        annotations_add(&c->ann, &a);
+    }
 }
 
 /* "seektrace.<command>": the program's name, never its pid; dots would make
@@ -356,6 +390,33 @@ static void judge(struct cctx *c, const struct process *p, const struct subject 
         add_case(c, p, s, before);
 }
 
+/* The report's findings for p, as warnings at their call sites. */
+static void annotate_findings(struct cctx *c, const struct process *p)
+{
+    struct st_finding found[ST_REPORT_TEXT_FINDINGS];
+    size_t n = st_find_problems(&p->report, found, ST_REPORT_TEXT_FINDINGS);
+    for (size_t i = 0; i < n; i++) {
+        const struct st_finding *x = &found[i];
+        const struct st_report_frame *fr =
+            x->site && x->site->nframes ? &x->site->frames[0] : NULL;
+        const struct st_counts *k = x->site ? &x->site->counts : &x->file->counts;
+        char message[sizeof x->what + sizeof x->change + 16];
+        snprintf(message, sizeof message, "%s Change: %s", x->what, x->change);
+        struct annotation a = {
+            .rule = x->rule,
+            .message = message,
+            .path = (char *)x->file->path,
+            .source = fr ? (char *)fr->source : NULL,
+            .line = fr ? fr->line : 0,
+            .kernel_read_bytes = k->kernel_read_bytes,
+            .read_syscalls = k->read_syscalls,
+            .delivered_bytes = k->delivered_bytes,
+            .reread_bytes = k->reread_bytes,
+        };
+        annotations_add(&c->ann, &a);
+    }
+}
+
 static int on_process(struct process *p, void *vctx)
 {
     struct cctx *c = vctx;
@@ -363,6 +424,8 @@ static int on_process(struct process *p, void *vctx)
     c->processes++;
     if (c->now)
         baseline_add(c->now, p);
+    if (annotations_format(o->format))
+        annotate_findings(c, p);
     for (size_t i = 0; i < p->report.nfiles; i++) {
         const struct st_report_file *f = &p->report.files[i];
         if (!wanted(c, f))
@@ -371,9 +434,11 @@ static int on_process(struct process *p, void *vctx)
         char desc[512];
         if (!o->nsite_globs) {
             const struct st_report_site *top = f->nsites ? &f->sites[0] : NULL;
-            struct subject s = {f, NULL, &f->counts};
-            if (top && top->nframes)
+            struct subject s = {f, NULL, &f->counts, NULL};
+            if (top && top->nframes) {
                 s.site = st_frame_describe(&top->frames[0], desc, sizeof desc);
+                s.frame = &top->frames[0];
+            }
             judge(c, p, &s);
             continue;
         }
@@ -383,7 +448,7 @@ static int on_process(struct process *p, void *vctx)
             if (!glob_match(o->site_globs, o->nsite_globs, c->site_hits, desc))
                 continue;
             c->sites++;
-            struct subject s = {f, desc, &site->counts};
+            struct subject s = {f, desc, &site->counts, site->nframes ? &site->frames[0] : NULL};
             judge(c, p, &s);
         }
     }
@@ -635,7 +700,11 @@ int check_run(const struct check_opts *o, char **paths, int npaths)
     if (old)
         c.diff = baseline_compare(old, c.now, o->max_growth, o->growth_floor);
     FILE *f = stdout;
-    if (strcmp(o->format, "json") == 0)
+    if (c.diff && annotations_format(o->format))
+        baseline_diff_annotate(c.diff, &c.ann);
+    if (annotations_format(o->format))
+        annotations_write(&c.ann, o->format, o->source_root, f);
+    else if (strcmp(o->format, "json") == 0)
         print_json(f, &c);
     else if (strcmp(o->format, "junit") == 0)
         print_junit(f, &c);
@@ -645,6 +714,7 @@ int check_run(const struct check_opts *o, char **paths, int npaths)
         tool_bad_input("cannot write the output");
     int rc = failed(&c) ? EXIT_VIOLATION : c.skipped.n ? EXIT_SKIPPED : 0;
     baseline_diff_free(c.diff);
+    annotations_free(&c.ann);
     baseline_free(c.now);
     baseline_free(old);
     for (size_t i = 0; i < c.nv; i++) {

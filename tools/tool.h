@@ -190,6 +190,7 @@ struct check_opts {
     double max_growth;        /* --max-growth, a share: 0.10 */
     uint64_t growth_floor;    /* --growth-floor, bytes */
     struct baseline_keys *keys; /* --path-prefix, --path-glob */
+    const char *source_root;    /* --source-root */
 };
 void check_opts_init(struct check_opts *o);
 void check_opts_free(struct check_opts *o);

@@ -854,6 +854,99 @@ def case_baseline(ctx):
     one_line(ctx.st("baseline", "save", "-o", "/nonexistent/b.json", old, rc=2)[1], "/nonexistent")
 
 
+def finding_rules():
+    """The rule ids docs/findings.md documents, in order."""
+    with open(os.path.join(HERE, "..", "..", "docs", "findings.md"), encoding="utf-8") as f:
+        return [line.split("`")[1] for line in f if line.startswith("### `") and " — " in line]
+
+
+def check_sarif(doc, root):
+    """The SARIF 2.1.0 rules seektrace's output must keep (the specification's
+    sections named): returns its results."""
+    expect(doc["version"] == "2.1.0" and doc["$schema"].endswith("sarif-2.1.0.json"), "3.13.2-3")
+    (run,) = doc["runs"]
+    driver = run["tool"]["driver"]
+    expect(driver["name"] == "seektrace" and driver["version"], "3.19.8")
+    ids = [r["id"] for r in driver["rules"]]
+    expect(len(ids) == len(set(ids)) and all(r["shortDescription"]["text"] for r in driver["rules"]),
+           "3.49.3, 3.49.9: unique rule ids, each described")
+    expect(ids[:len(finding_rules())] == finding_rules(), f"the findings' rules: {ids}")
+    expect(run["originalUriBaseIds"]["SRCROOT"]["uri"] == "file://" + root.rstrip("/") + "/",
+           f"3.14.14: {run['originalUriBaseIds']}")
+    for r in run["results"]:
+        expect(ids[r["ruleIndex"]] == r["ruleId"], f"3.27.6: {r}")
+        expect(r["level"] in ("error", "warning") and r["message"]["text"], f"3.27.10, 3.11: {r}")
+        for loc in r.get("locations", []):
+            art = loc["physicalLocation"]["artifactLocation"]
+            expect(not art["uri"].startswith("/") and
+                   (art.get("uriBaseId") == "SRCROOT" or art["uri"].startswith("file:///")),
+                   f"3.4.3: {art}")
+            region = loc["physicalLocation"].get("region")
+            expect(region is None or region["startLine"] >= 1, f"3.30.5: {region}")
+    return run["results"]
+
+
+def case_annotations(ctx):
+    root = os.path.realpath(os.path.join(HERE, "..", ".."))
+    old, old_dir = baseline_run(ctx, "old", 4096)
+    grown, grown_dir = baseline_run(ctx, "grown", 131072)
+    base = ["--baseline", old, "--path-prefix", f"src={old_dir}", "--path-prefix", f"src={grown_dir}",
+            "--source-root", root]
+    j = ctx.stj("check", *base, "--format", "json", grown, rc=1)
+    grew = baseline_changes(j, "grew")
+    rep = ctx.stj("report", "--json", grown)
+    (finding,) = [x for x in rep["findings"] if x["rule"] == "fseek-discards-buffer"]
+    seek_line = finding["site"]["line"]
+    # SARIF: each regression an error at its source line, the finding a warning.
+    results = check_sarif(json.loads(ctx.st("check", *base, "--format", "sarif", grown, rc=1)[0]),
+                          root)
+    errors = [r for r in results if r["level"] == "error"]
+    expect(len(errors) == len(grew) and all(r["ruleId"] == "baseline/grew" for r in errors),
+           f"{len(errors)} errors for {len(grew)} regressions")
+    (w,) = [r for r in results if r["ruleId"] == "fseek-discards-buffer"]
+    loc = w["locations"][0]["physicalLocation"]
+    expect(w["level"] == "warning" and
+           loc["artifactLocation"] == {"uri": "tests/workloads/fseek_fread.c", "uriBaseId": "SRCROOT"}
+           and loc["region"]["startLine"] == seek_line, f"{w}")
+    (site,) = [x for x in file_of(rep, "data.bin")["sites"] if x["frames"][0]["line"] == seek_line]
+    expect(all(w["properties"][k] == site[k] for k in
+               ("kernel_read_bytes", "read_syscalls", "delivered_bytes", "reread_bytes")),
+           f"{w['properties']} vs {site}")
+    # A limit's violation too, at the file's worst site.
+    results = check_sarif(json.loads(ctx.st("check", "--max-amplification", "8", "--source-root",
+                                             root, "--format", "sarif", grown, rc=1)[0]), root)
+    (v,) = [r for r in results if r["ruleId"] == "limit/amplification"]
+    expect(v["level"] == "error" and v["locations"][0]["physicalLocation"]["region"]["startLine"] ==
+           seek_line, f"{v}")
+    # GitHub workflow commands: a line each, '%' and newlines escaped.
+    out, _ = ctx.st("check", *base, "--format", "github", grown, rc=1)
+    lines = out.splitlines()
+    expect(len(lines) == len(grew) + 1, out)
+    for line in lines:
+        expect(line.startswith(("::error file=", "::warning file=")) and ",title=seektrace " in line
+               and "::" in line[2:], line)
+        expect("%" not in line.replace("%25", ""), f"unescaped %: {line}")
+    expect(f"::warning file=tests/workloads/fseek_fread.c,line={seek_line},"
+           "title=seektrace fseek-discards-buffer::" in out, out)
+    # GitLab Code Quality: stable fingerprints, the same from another run's data.
+    def gitlab(*args, rc):
+        issues = json.loads(ctx.st("check", *args, "--format", "gitlab", rc=rc)[0])
+        for i in issues:
+            expect(set(i) == {"description", "check_name", "fingerprint", "severity", "location"}
+                   and len(i["fingerprint"]) == 16 and i["severity"] in ("major", "minor") and
+                   i["location"]["lines"]["begin"] >= 1, f"{i}")
+        expect(len({i["fingerprint"] for i in issues}) == len(issues), "unique fingerprints")
+        return {i["check_name"]: i["fingerprint"] for i in issues if i["severity"] == "minor"}
+    again, _ = baseline_run(ctx, "again", 131072)
+    first = gitlab(*base, grown, rc=1)
+    expect(first and first == gitlab(*base, again, rc=1), "fingerprints differ between runs")
+    # No finding, no regression: empty documents, exit 0.
+    seq, _ = seq_trace(ctx)
+    quiet = ["--source-root", root, "--max-amplification", "8", seq]
+    expect(json.loads(ctx.st("check", *quiet, "--format", "gitlab")[0]) == [], "gitlab")
+    expect(ctx.st("check", *quiet, "--format", "github")[0] == "", "github")
+
+
 def case_check_junit_names(ctx):
     # Two runs of the same program: different pids, the same test names; in
     # one directory, one test case holding both runs' failures.
