@@ -144,9 +144,9 @@ static void sarif_result(const struct annotation *a, const char *root, FILE *f)
     fputc('}', f);
     int relative;
     const char *where = place(a, root, &relative);
-    if (where) {
+    if (where && (relative || where[0] == '/')) {
         fputs(",\"locations\":[{\"physicalLocation\":{\"artifactLocation\":{\"uri\":\"", f);
-        if (!relative && where[0] == '/')
+        if (!relative)
             fputs("file://", f);
         uri(f, where);
         fputc('"', f);

@@ -276,13 +276,31 @@ static void add_counts(struct baseline_entry *e, const struct st_counts *c)
 #undef BASELINE_ADD
 }
 
-/* e happens at frame f (a file's: its worst site's). */
+/* e happens at frame f. */
 static void locate(struct baseline_entry *e, const struct st_report_frame *f)
 {
     char desc[512];
+    free(e->where);
+    free(e->source);
     e->where = dup_or_die(st_frame_describe(f, desc, sizeof desc));
     e->source = dup_or_die(f->source);
     e->line = f->line;
+}
+
+/* A file happens where it cost the most: its costliest site so far (the
+ * findings' price, wasted bytes plus 4 KiB a syscall). */
+static void locate_file(struct baseline_entry *e, const struct st_report_file *f)
+{
+    for (size_t k = 0; k < f->nsites; k++) {
+        const struct st_report_site *s = &f->sites[k];
+        const struct st_counts *c = &s->counts;
+        uint64_t cost = st_counts_wasted_bytes(c) + c->reread_bytes +
+                        4096 * (c->read_syscalls + c->lseek_syscalls + c->write_syscalls);
+        if (s->nframes && (!e->where || cost > e->where_cost)) {
+            locate(e, &s->frames[0]);
+            e->where_cost = cost;
+        }
+    }
 }
 
 void baseline_add(struct baseline *b, const struct process *p)
@@ -293,8 +311,7 @@ void baseline_add(struct baseline *b, const struct process *p)
         file_key(&b->keys, f->path, key, sizeof key);
         struct baseline_entry *fe = entry(b, key);
         add_counts(fe, &f->counts);
-        if (!fe->where && f->nsites && f->sites[0].nframes)
-            locate(fe, &f->sites[0].frames[0]);
+        locate_file(fe, f);
         for (size_t k = 0; k < f->nsites; k++) {
             const struct st_report_site *s = &f->sites[k];
             if (!site_key(s, key, sizeof key))

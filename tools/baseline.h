@@ -54,10 +54,11 @@ extern const unsigned char baseline_metric_is_bytes[BM_COUNT], baseline_metric_j
 
 struct baseline_entry {
     char *key;    /* "file {src}/data.bin", "site app main app.c:42" */
-    char *where;  /* a site as reports name it, "main (app.c:42)" (a file: its worst
-                   * site in the first process that had one); NULL: unknown */
+    char *where;  /* a site as reports name it, "main (app.c:42)" (a file: its
+                   * costliest site in any one process); NULL: unknown */
     char *source; /* a site's source file, as its debug information names it, or NULL */
     int line;
+    uint64_t where_cost; /* a file's: what its site `where` cost (the worst is kept) */
     uint64_t v[BM_COUNT];
 };
 
@@ -99,7 +100,9 @@ void baseline_diff_json(const struct baseline_diff *d, FILE *f);
 void baseline_diff_junit(const struct baseline_diff *d, FILE *f, void (*xml)(FILE *, const char *));
 size_t baseline_diff_cases(const struct baseline_diff *d);
 struct annotations;
-/* Each regression as an error annotation (annotate.h). */
-void baseline_diff_annotate(const struct baseline_diff *d, struct annotations *as);
+/* Each regression as an error annotation (annotate.h); a file's path with
+ * its {NAME} prefix turned back into keys' DIR. */
+void baseline_diff_annotate(const struct baseline_diff *d, const struct baseline_keys *keys,
+                            struct annotations *as);
 
 #endif

@@ -406,18 +406,36 @@ void baseline_diff_junit(const struct baseline_diff *d, FILE *f, void (*xml)(FIL
     }
 }
 
-void baseline_diff_annotate(const struct baseline_diff *d, struct annotations *as)
+/* A keyed path back under its directory: "{src}/a" -> "/checkout/a". */
+static void unkey(const struct baseline_keys *keys, const char *path, char *out, size_t size)
+{
+    snprintf(out, size, "%s", path);
+    for (size_t i = 0; path[0] == '{' && i < keys->nprefixes; i++) {
+        size_t n = strlen(keys->prefix_names[i]);
+        if (strncmp(path + 1, keys->prefix_names[i], n) == 0 && path[n + 1] == '}') {
+            snprintf(out, size, "%s%s", keys->prefix_dirs[i], path + n + 2);
+            return;
+        }
+    }
+}
+
+void baseline_diff_annotate(const struct baseline_diff *d, const struct baseline_keys *keys,
+                            struct annotations *as)
 {
     for (size_t i = 0; i < d->n; i++) {
         const struct diff_item *it = &d->items[i];
         if (it->kind != D_GREW && it->kind != D_NEW_WASTE)
             continue;
         const struct baseline_entry *e = it->now;
+        char path[4200];
+        int is_file = strncmp(e->key, "file ", 5) == 0;
+        if (is_file)
+            unkey(keys, e->key + 5, path, sizeof path);
         struct annotation a = {
             .rule = it->kind == D_GREW ? "baseline/grew" : "baseline/new",
             .error = 1,
             .message = it->message,
-            .path = strncmp(e->key, "file ", 5) == 0 ? (char *)e->key + 5 : NULL,
+            .path = is_file ? path : NULL,
             .identity = e->key,
             .source = e->source,
             .line = e->line,

@@ -701,7 +701,7 @@ int check_run(const struct check_opts *o, char **paths, int npaths)
         c.diff = baseline_compare(old, c.now, o->max_growth, o->growth_floor);
     FILE *f = stdout;
     if (c.diff && annotations_format(o->format))
-        baseline_diff_annotate(c.diff, &c.ann);
+        baseline_diff_annotate(c.diff, o->keys, &c.ann);
     if (annotations_format(o->format))
         annotations_write(&c.ann, o->format, o->source_root, f);
     else if (strcmp(o->format, "json") == 0)

@@ -947,6 +947,97 @@ def case_annotations(ctx):
     expect(ctx.st("check", *quiet, "--format", "github")[0] == "", "github")
 
 
+RECIPE_READER = """#include <stdio.h>
+#include <stdlib.h>
+#define BUFFER 4096
+int main(int argc, char **argv)
+{
+    FILE *fp = fopen(argv[1], "r");
+    static char buffer[1 << 20], record[16];
+    unsigned long seed = 7, sum = 0;
+    if (!fp || setvbuf(fp, buffer, _IOFBF, BUFFER) != 0)
+        return 1;
+    for (int i = 0; i < 2000; i++) {
+        seed = seed * 6364136223846793005ul + 1442695040888963407ul;
+        fseek(fp, (long)(seed >> 33) % 4000000, SEEK_SET);
+        sum += fread(record, 1, sizeof record, fp);
+    }
+    printf("%lu\\n", sum);
+    return 0;
+}
+"""
+RECIPE_MAKEFILE = """check:
+\tcc -g -O0 -o reader reader.c
+\thead -c 4194304 /dev/zero > data.bin
+\t./reader data.bin
+"""
+
+
+def case_ci_recipe(ctx):
+    script = os.path.join(HERE, "..", "..", "docs", "ci", "seektrace-ci.sh")
+    # The recipes call the script the way this test does.
+    for recipe in ("github-workflow.yml", "gitlab-ci.yml"):
+        with open(os.path.join(HERE, "..", "..", "docs", "ci", recipe), encoding="utf-8") as f:
+            text = f.read()
+        for action in ("save", "check"):
+            expect(f"ci/seektrace-ci.sh {action} seektrace-baseline.json -- make check" in text,
+                   f"{recipe} does not run '{action}' as tested")
+    repo = ctx.newdir("repo")
+    env = dict(os.environ, SEEKTRACE=ctx.a.seektrace, SEEKTRACE_CI_OUT=repo)
+    def git(*args, cwd=repo):
+        subprocess.run(["git", "-c", "user.name=ci", "-c", "user.email=ci@example.org", *args],
+                       cwd=cwd, check=True, capture_output=True)
+    def commit(buffer, message):
+        with open(os.path.join(repo, "reader.c"), "w", encoding="utf-8") as f:
+            f.write(RECIPE_READER.replace("BUFFER 4096", f"BUFFER {buffer}"))
+        git("add", "reader.c", "Makefile")
+        git("commit", "-q", "-m", message)
+    def ci(action, cwd=repo, rc=0):
+        p = subprocess.run([script, action, "seektrace-baseline.json", "--", "make", "check"],
+                           cwd=cwd, env=dict(env, SEEKTRACE_CI_OUT=cwd), capture_output=True,
+                           text=True, timeout=300)
+        expect(p.returncode == rc, f"{action} in {cwd}: exit {p.returncode}, expected {rc}\n"
+                                   f"{p.stdout[-2000:]}\n{p.stderr[-2000:]}")
+        return p.stdout
+    git("init", "-q")
+    with open(os.path.join(repo, "Makefile"), "w", encoding="utf-8") as f:
+        f.write(RECIPE_MAKEFILE)
+    commit(4096, "a reader")
+    ci("save")
+    git("add", "seektrace-baseline.json")
+    git("commit", "-q", "-m", "seektrace baseline")
+    seek_line = RECIPE_READER.splitlines().index(
+        "        fseek(fp, (long)(seed >> 33) % 4000000, SEEK_SET);") + 1
+    # The regression: a 128 KiB buffer fails, naming the line that seeks.
+    commit(131072, "a bigger buffer")
+    out = ci("check", rc=1)
+    expect(f"baseline: regressed: site reader main reader.c:{seek_line}" in out and
+           "baseline: regressed: file {src}/data.bin" in out, out)
+    sarif = json.load(open(os.path.join(repo, "seektrace.sarif"), encoding="utf-8"))
+    results = check_sarif(sarif, repo)
+    at = {(r["ruleId"], r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+           r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results}
+    expect(("baseline/grew", "reader.c", seek_line) in at, f"{at}")
+    quality = json.load(open(os.path.join(repo, "gl-code-quality.json"), encoding="utf-8"))
+    expect(any(i["check_name"] == "baseline/grew" and i["location"] ==
+               {"path": "reader.c", "lines": {"begin": seek_line}} for i in quality), f"{quality}")
+    # The fix passes, every time, and in another checkout of the repository.
+    commit(4096, "the buffer back")
+    for _ in range(2):
+        out = ci("check")
+        expect("no regression against the baseline" in out, out)
+    clone = os.path.join(ctx.newdir("clone"), "repo")
+    subprocess.run(["git", "clone", "-q", repo, clone], check=True, capture_output=True)
+    out = ci("check", cwd=clone)
+    expect("no regression against the baseline" in out, out)
+    # A failing suite fails the job before any check.
+    with open(os.path.join(clone, "Makefile"), "a", encoding="utf-8") as f:
+        f.write("\tfalse\n")
+    p = subprocess.run([script, "check", "seektrace-baseline.json", "--", "make", "check"], cwd=clone,
+                       env=env, capture_output=True, text=True, timeout=300)
+    expect(p.returncode == 1 and "the tests failed" in p.stderr, f"{p.returncode} {p.stderr}")
+
+
 def case_check_junit_names(ctx):
     # Two runs of the same program: different pids, the same test names; in
     # one directory, one test case holding both runs' failures.
