@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export_select.h"
 #include "tool.h"
 
 static const char usage[] =
@@ -31,6 +32,16 @@ static const char usage[] =
     "fflush, clearerr, exit, other) and its fields (n, len, delim, offset, whence, ...).\n"
     "\n"
     "  --format F   chrome, csv or jsonl (required)\n"
+    "  --pid N      only the process N (repeatable)\n"
+    "  --file GLOB  only events on files whose path matches GLOB ('*' matches '/'\n"
+    "               too; repeatable); marks are kept, and a call's end goes with it\n"
+    "  --from T, --to T  only events from T and before T, counted from the start\n"
+    "               of the earliest trace given (1.5, 1.5s, 250ms, 40us)\n"
+    "  --aggregate P  chrome: instead of each call and syscall, one slice \"I/O\"\n"
+    "               per thread and period P (10ms, 1s) with their sums: calls,\n"
+    "               read_syscalls, kernel_read_bytes, delivered_bytes,\n"
+    "               lseek_syscalls, write_syscalls, kernel_write_bytes, and\n"
+    "               top_file, the file of its largest read or write\n"
     "  --keep-going skip traces that cannot be read (corrupt, truncated): each is\n"
     "               named on stderr, and in the output (chrome: otherData.skipped;\n"
     "               jsonl: an event \"skipped\"); exit 3\n"
@@ -46,10 +57,14 @@ struct tstate {
     int depth;
     int named;
     uint64_t last_ns; /* end of its last event */
+    int raw_depth;    /* calls open in the trace, selected or not */
+    uint64_t kept;    /* bit d: the call open at depth d was selected */
+    struct export_bucket bucket; /* --aggregate */
 };
 
 struct ex {
     enum fmt fmt;
+    struct export_select sel;
     FILE *out;
     long pid;
     uint64_t base_ns;    /* chrome: the earliest trace start */
@@ -403,6 +418,62 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
     free(label);
 }
 
+/* The file an event is about, or NULL. */
+static const char *event_path(struct ex *x, const struct st_trace_event *ev)
+{
+    const char *path = NULL;
+    int fd;
+    if (ev->kind == ST_EV_BUF || ev->kind == ST_EV_CLOSE || ev->kind == ST_EV_OP)
+        st_trace_model_stream(x->defs, ev->id, &path, &fd);
+    else if (ev->target && !(ev->kind == ST_EV_CALL && !ev->counted))
+        path = about_cell(x, ev->target).path;
+    return path;
+}
+
+/* Whether --file, --from and --to keep ev; a call's end goes with its
+ * beginning, so that every slice written is closed. */
+static int selected(struct ex *x, const struct st_trace_event *ev)
+{
+    const struct export_select *s = &x->sel;
+    if (!s->nglobs && !s->from_ns && !s->to_set)
+        return 1;
+    struct tstate *t = thread_of(x, ev->tid);
+    if (ev->kind == ST_EV_END) {
+        if (t->raw_depth <= 0)
+            return 1; /* its call began before the trace did */
+        t->raw_depth--;
+        return t->raw_depth >= 64 || ((t->kept >> (unsigned)t->raw_depth) & 1);
+    }
+    uint64_t rel = ev->time_ns >= x->base_ns ? ev->time_ns - x->base_ns : 0;
+    int keep = export_select_time(s, rel);
+    if (keep && s->nglobs && ev->kind != ST_EV_MARK && ev->kind != ST_EV_LOST)
+        keep = export_select_path(s, event_path(x, ev));
+    if (ev->kind == ST_EV_CALL) {
+        if (t->raw_depth >= 0 && t->raw_depth < 64) {
+            uint64_t bit = 1ull << (unsigned)t->raw_depth;
+            t->kept = keep ? t->kept | bit : t->kept & ~bit;
+        }
+        t->raw_depth++;
+    }
+    return keep;
+}
+
+/* --aggregate: ev into its thread's bucket. */
+static void aggregate(struct ex *x, const struct st_trace_event *ev)
+{
+    struct tstate *t = thread_of(x, ev->tid);
+    if (!t->named) {
+        t->named = 1;
+        fprintf(x->out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%ld,\"tid\":%" PRIu32
+                        ",\"args\":{\"name\":\"thread %" PRIu32 "\"}}",
+                x->pid, ev->tid, ev->tid);
+    }
+    if (st_trace_kind(ev->kind)->role != ST_EV_HAPPENS)
+        return;
+    uint64_t rel = ev->time_ns >= x->base_ns ? ev->time_ns - x->base_ns : 0;
+    export_bucket_add(&t->bucket, &x->sel, x->out, x->pid, ev->tid, rel, ev, event_path(x, ev));
+}
+
 /* Exports one trace; returns 0, or -1 with err when it cannot be read.
  * Pass 1 reads the whole trace before anything of it is written, so a
  * damaged trace leaves nothing of itself in the output. */
@@ -431,6 +502,12 @@ static int export_trace(struct ex *x, const char *path, char err[ST_TRACE_ERROR_
     x->pid = in->pid;
     x->trace_ns = in->start_ns;
     x->nthreads = 0;
+    if (!export_select_pid(&x->sel, x->pid)) {
+        st_trace_close(r);
+        st_trace_model_free(x->defs);
+        x->defs = NULL;
+        return 0;
+    }
     if (x->fmt == CHROME) {
         char cmd[200];
         struct st_report tmp;
@@ -453,7 +530,11 @@ static int export_trace(struct ex *x, const char *path, char err[ST_TRACE_ERROR_
         tool_bad_input("%s", err);
     while ((k = st_trace_next(r, &ev, err)) == 1) {
         x->events++;
-        if (x->fmt == CHROME)
+        if (!selected(x, &ev))
+            continue;
+        if (x->sel.bucket_ns)
+            aggregate(x, &ev);
+        else if (x->fmt == CHROME)
             chrome_event(x, &ev);
         else
             row_event(x, &ev);
@@ -464,6 +545,8 @@ static int export_trace(struct ex *x, const char *path, char err[ST_TRACE_ERROR_
         tool_bad_input("%s", err);
     /* Calls still open when the trace ended (a crash inside one): closed at
      * their thread's last event so that every slice has an end. */
+    for (size_t t = 0; t < x->nthreads; t++)
+        export_bucket_flush(&x->threads[t].bucket, &x->sel, x->out, x->pid, x->threads[t].tid);
     if (x->fmt == CHROME)
         for (size_t t = 0; t < x->nthreads; t++)
             while (x->threads[t].depth > 0) {
@@ -484,6 +567,8 @@ static int export_trace(struct ex *x, const char *path, char err[ST_TRACE_ERROR_
 
 int cmd_export(int argc, char **argv)
 {
+    struct ex x;
+    memset(&x, 0, sizeof x);
     const char *format = NULL;
     int keep_going = 0;
     char **pos = calloc((size_t)argc + 1, sizeof *pos);
@@ -495,11 +580,14 @@ int cmd_export(int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             out_printf("%s", usage);
             free(pos);
+            export_select_free(&x.sel);
             return 0;
         } else if (opt_value("export", argc, argv, &i, "--format", &v)) {
             format = v;
         } else if (strcmp(a, "--keep-going") == 0) {
             keep_going = 1;
+        } else if (export_select_parse(&x.sel, argc, argv, &i)) {
+            continue;
         } else if (strcmp(a, "--") == 0) {
             while (++i < argc)
                 pos[npos++] = argv[i];
@@ -511,8 +599,6 @@ int cmd_export(int argc, char **argv)
     }
     if (!format)
         tool_usage_error("export", "--format chrome|csv|jsonl is required");
-    struct ex x;
-    memset(&x, 0, sizeof x);
     if (strcmp(format, "chrome") == 0)
         x.fmt = CHROME;
     else if (strcmp(format, "csv") == 0)
@@ -523,6 +609,8 @@ int cmd_export(int argc, char **argv)
         tool_usage_error("export", "--format takes chrome, csv or jsonl, not '%s'", format);
     if (!npos)
         tool_usage_error("export", "no trace or directory given");
+    if (x.sel.bucket_ns && x.fmt != CHROME)
+        tool_usage_error("export", "--aggregate is for --format chrome");
     struct inputs in;
     inputs_collect(pos, npos, &in);
     free(pos);
@@ -578,6 +666,7 @@ int cmd_export(int argc, char **argv)
         fprintf(stdout, "}}\n");
     }
     free(x.threads);
+    export_select_free(&x.sel);
     symbolizer_free(x.sym);
     inputs_free(&in);
     if (fflush(stdout) != 0 || ferror(stdout))

@@ -11,6 +11,7 @@ output formats (JSON, CSV, JUnit XML, Chrome trace events). Exit 0 pass,
 1 fail, 77 skipped.
 """
 import argparse
+import collections
 import csv
 import glob
 import io
@@ -1410,6 +1411,61 @@ def case_export_csv_jsonl(ctx):
     expect(len(seeks) == 700 and all(o["whence"] == 0 and o["offset"] >= 0 for o in seeks),
            f"{len(seeks)} fseek ops")
     expect_times_forward(objs, "export")
+
+
+def case_export_select(ctx):
+    traces, _, _ = ctx.traced(["sh", "-c", f"{ctx.a.demo} {ctx.tmp}/d.dat --seeks 700 >/dev/null; "
+                                           f"cat {ctx.bin} >/dev/null"], name="select")
+    full = [json.loads(line) for line in ctx.st("export", "--format", "jsonl", traces)[0].splitlines()]
+    rep = ctx.stj("report", "--json", traces)
+    procs = {p["pid"]: p for p in rep["processes"]}
+    (demo,) = [pid for pid, p in procs.items() if p["argv"][0].endswith("fseek2006")]
+    # --pid: that process's rows, all of them.
+    one = [json.loads(line) for line in
+           ctx.st("export", "--format", "jsonl", "--pid", str(demo), traces)[0].splitlines()]
+    expect(one == [o for o in full if o["pid"] == demo], f"--pid {demo}: {len(one)} rows")
+    # --file: the events on the file, every one; a call's end with its call.
+    chrome = json.loads(ctx.st("export", "--format", "chrome", "--file", "*/d.dat", traces)[0])
+    ev = [e for e in chrome["traceEvents"] if e["ph"] != "M"]
+    expect(all(e["ph"] == "E" or e["args"].get("path", "").endswith("/d.dat") for e in ev),
+           "an event off the file")
+    depth = collections.Counter()
+    for e in ev:
+        depth[e["tid"]] += {"B": 1, "E": -1}.get(e["ph"], 0)
+        expect(depth[e["tid"]] >= 0, "an end before its call")
+    expect(not any(depth.values()), f"unclosed calls {depth}")
+    reads = [e for e in ev if e.get("name") == "read"]
+    expect(len(reads) == sum(1 for o in full if o["event"] == "read" and
+                             o.get("path", "").endswith("/d.dat")), "reads on the file")
+    # --from/--to: the timed events of the window (one trace: its start is the base).
+    times = sorted(o["time_ns"] for o in one if "time_ns" in o)
+    lo, hi = times[len(times) // 4], times[len(times) // 2]
+    only = os.path.join(traces, [n for n in os.listdir(traces) if f".{demo}." in n][0])
+    window = [json.loads(line) for line in ctx.st("export", "--format", "jsonl", "--from",
+                                                  f"{lo}ns", "--to", f"{hi}ns", only)[0].splitlines()]
+    want = [o for o in one if "time_ns" in o and lo <= o["time_ns"] < hi and o["event"] != "end"]
+    got = [o for o in window if "time_ns" in o and o["event"] != "end"]
+    expect(got == want, f"window: {len(got)} timed rows, {len(want)} expected")
+    # --aggregate: a slice per thread and period whose sums are the report's.
+    agg = json.loads(ctx.st("export", "--format", "chrome", "--aggregate", "1ms", traces)[0])
+    slices = [e for e in agg["traceEvents"] if e["ph"] == "X"]
+    expect(all(e["name"] == "I/O" and e["dur"] == 1000.0 and e["ts"] % 1000 == 0 for e in slices),
+           "slices")
+    for pid, p in procs.items():
+        sums = collections.Counter()
+        for e in slices:
+            if e["pid"] == pid:
+                sums.update({k: v for k, v in e["args"].items() if isinstance(v, int)})
+        for k in ("read_syscalls", "kernel_read_bytes", "lseek_syscalls", "delivered_bytes"):
+            expect(sums[k] == p["totals"][k], f"pid {pid} {k}: {sums[k]} != {p['totals'][k]}")
+    expect(len(agg["traceEvents"]) * 20 < len(json.loads(ctx.st("export", "--format", "chrome",
+                                                               traces)[0])["traceEvents"]),
+           "aggregated is not smaller")
+    # Bad values: one line, exit 2.
+    for args, words in ((["--aggregate", "1ms", "--format", "csv"], "--aggregate"),
+                        (["--from", "soon", "--format", "csv"], "--from"),
+                        (["--pid", "x", "--format", "csv"], "--pid")):
+        one_line(ctx.st("export", *args, traces, rc=2)[1], words)
 
 
 def expect_times_forward(objs, label):
