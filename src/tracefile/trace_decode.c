@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "flush_cause.h"
 #include "trace_codec.h"
 
 struct dec {
@@ -291,6 +292,24 @@ static int decode_SEEK(struct dec *d)
 {
     d->ev->kept = (d->hdr & ST_EV_F1) != 0;
     return d->ev->kept ? get_u(d, &d->ev->resync) : 0;
+}
+
+static int decode_WRITTEN(struct dec *d)
+{
+    struct st_trace_event *ev = d->ev;
+    if (d->s->info->version_major < 4)
+        return bad(d, "a written event, which version 4 introduced");
+    ev->cause = -1;
+    ev->written = 0;
+    unsigned cause;
+    if (d->hdr & ST_EV_F1) {
+        if (get_byte(d, &cause) != 0)
+            return -1;
+        if (cause >= ST_FLUSH_COUNT)
+            return bad(d, "an unknown flush cause");
+        ev->cause = (int)cause;
+    }
+    return d->hdr & ST_EV_F2 ? get_u(d, &ev->written) : 0;
 }
 
 static int decode_SITE_DEF(struct dec *d)

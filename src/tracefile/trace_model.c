@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flush_cause.h"
 #include "whatif_stream.h"
 
 enum okind { O_NONE, O_FILE, O_STREAM, O_CELL };
@@ -403,6 +404,17 @@ static int apply_SEEK(struct st_trace_model *m, const struct st_trace_event *ev,
         c->resync_lseeks += ev->resync;
     } else {
         c->seeks_discarding_buffer++;
+    }
+    return 0;
+}
+
+static int apply_WRITTEN(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (c) {
+        if (ev->cause >= 0 && ev->cause < ST_FLUSH_COUNT)
+            (*st_flush_counter(c, ev->cause))++;
+        c->written_bytes += ev->written;
     }
     return 0;
 }

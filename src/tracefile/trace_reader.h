@@ -66,6 +66,8 @@ struct st_trace_event {
     uint64_t requested, delivered; /* DELIVER */
     int kept;             /* SEEK */
     uint64_t resync;      /* SEEK kept */
+    int cause;            /* WRITTEN: the flush's ST_FLUSH_* (flush_cause.h), -1 none */
+    uint64_t written;     /* WRITTEN: bytes handed to stdio (0: none) */
     uint32_t owner, file, site; /* CELL_DEF owner/site, STREAM_DEF file */
     int fd;               /* STREAM_DEF */
     uint64_t ordinal, buffer_size, requested_buffer_size; /* STREAM_DEF, BUF */
