@@ -91,16 +91,9 @@ void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered,
         st_ledger_deliver(c, requested - old, delivered - old);
 }
 
-/* Weak: the library still loads beside a libc without it (then the lock
- * is always taken). */
-extern char __libc_single_threaded __attribute__((weak));
-
-void st_ledger_put_sync_unlocked(struct st_stream *s, FILE *fp, struct st_tally *c)
+void st_ledger_put_sync_locking(struct st_stream *s, FILE *fp, struct st_tally *c)
 {
-    int lock = !&__libc_single_threaded || !__libc_single_threaded;
-    if (lock)
-        flockfile(fp);
+    flockfile(fp);
     st_ledger_put_sync(s, fp, c);
-    if (lock)
-        funlockfile(fp);
+    funlockfile(fp);
 }

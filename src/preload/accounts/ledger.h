@@ -144,8 +144,17 @@ static inline void st_ledger_put_sync(struct st_stream *s, const FILE *fp, struc
 }
 
 /* The same when a write call has returned (wrap_stdio.c), without fp's
- * lock: taken when another thread could be putting on fp meanwhile. */
-void st_ledger_put_sync_unlocked(struct st_stream *s, FILE *fp, struct st_tally *c);
+ * lock: taken when another thread could be putting on fp meanwhile. Inline
+ * while the process has one thread: a printf per line pays a few
+ * instructions. */
+void st_ledger_put_sync_locking(struct st_stream *s, FILE *fp, struct st_tally *c);
+static inline void st_ledger_put_sync_unlocked(struct st_stream *s, FILE *fp, struct st_tally *c)
+{
+    if (__builtin_expect(__libc_single_threaded, 1))
+        st_ledger_put_sync(s, fp, c);
+    else
+        st_ledger_put_sync_locking(s, fp, c);
+}
 
 /* stdio's write slot is about to write n bytes from data: what was put
  * since the last booking is booked on c first, then the flush taken out
