@@ -207,7 +207,7 @@ enum st_trace_kind {
 #define ST_TRACE_EVENT(kind, value, ...) ST_EV_##kind = value,
 #include "events.def"
 #undef ST_TRACE_EVENT
-    ST_EV_KIND_MAX = 22
+    ST_EV_KIND_MAX = 25
 };
 
 /* events.def's role column. */

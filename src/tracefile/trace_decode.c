@@ -296,20 +296,22 @@ static int decode_SEEK(struct dec *d)
 
 static int decode_WRITTEN(struct dec *d)
 {
-    struct st_trace_event *ev = d->ev;
     if (d->s->info->version_major < 4)
-        return bad(d, "a written event, which version 4 introduced");
-    ev->cause = -1;
-    ev->written = 0;
+        return bad(d, "bytes handed over to be written, which version 4 introduced");
+    return get_u(d, &d->ev->n);
+}
+
+static int decode_FLUSH(struct dec *d)
+{
     unsigned cause;
-    if (d->hdr & ST_EV_F1) {
-        if (get_byte(d, &cause) != 0)
-            return -1;
-        if (cause >= ST_FLUSH_COUNT)
-            return bad(d, "an unknown flush cause");
-        ev->cause = (int)cause;
-    }
-    return d->hdr & ST_EV_F2 ? get_u(d, &ev->written) : 0;
+    if (d->s->info->version_major < 4)
+        return bad(d, "a flush, which version 4 introduced");
+    if (get_byte(d, &cause) != 0)
+        return -1;
+    if (cause >= ST_FLUSH_COUNT)
+        return bad(d, "an unknown flush cause");
+    d->ev->cause = (int)cause;
+    return 0;
 }
 
 static int decode_SITE_DEF(struct dec *d)

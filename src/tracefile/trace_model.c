@@ -411,11 +411,16 @@ static int apply_SEEK(struct st_trace_model *m, const struct st_trace_event *ev,
 static int apply_WRITTEN(struct st_trace_model *m, const struct st_trace_event *ev, int call)
 {
     struct st_counts *c = cell_counts(m, ev->target);
-    if (c) {
-        if (ev->cause >= 0 && ev->cause < ST_FLUSH_COUNT)
-            (*st_flush_counter(c, ev->cause))++;
-        c->written_bytes += ev->written;
-    }
+    if (c)
+        c->written_bytes += ev->n;
+    return 0;
+}
+
+static int apply_FLUSH(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (c)
+        (*st_flush_counter(c, ev->cause))++;
     return 0;
 }
 

@@ -130,7 +130,7 @@ static inline uint64_t st_put_pending(const FILE *fp)
 static inline void st_ledger_written(struct st_tally *c, uint64_t n)
 {
     st_add(&c->written_bytes, n);
-    st_trace_written(c, -1, n);
+    st_trace_written(c, n);
 }
 
 /* Books on c (NULL: nowhere) what was put in s's area since the last

@@ -42,7 +42,7 @@ void st_record_flush(struct st_tally *c, int cause)
 {
     if (!c)
         return;
-    st_trace_written(c, cause, 0);
+    st_trace_flush_cause(c, cause);
     st_add(st_flush_counter(c, cause), 1);
 }
 

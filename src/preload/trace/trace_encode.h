@@ -244,14 +244,17 @@ static inline uint8_t *put_SEEK(uint8_t *p, int kept, uint64_t resync)
     return kept ? st_put_u(p, resync) : p;
 }
 
-/* cause: ST_FLUSH_* or -1 (none); n: bytes handed over (0: none). */
-static inline uint8_t *put_WRITTEN(uint8_t *p, int cause, uint64_t n)
+static inline uint8_t *put_WRITTEN(uint8_t *p, uint64_t n)
 {
-    unsigned f = (cause >= 0 ? ST_EV_F1 : 0) | (n ? ST_EV_F2 : 0);
-    *p++ = ST_TW_HEADER(WRITTEN, f);
-    if (cause >= 0)
-        *p++ = (uint8_t)cause;
-    return n ? st_put_u(p, n) : p;
+    *p++ = ST_TW_HEADER(WRITTEN, 0);
+    return st_put_u(p, n);
+}
+
+static inline uint8_t *put_FLUSH(uint8_t *p, int cause)
+{
+    *p++ = ST_TW_HEADER(FLUSH, 0);
+    *p++ = (uint8_t)cause;
+    return p;
 }
 
 static inline uint8_t *put_SITE_DEF(uint8_t *p, uint32_t id, const uintptr_t *frames, int nframes)
