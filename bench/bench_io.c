@@ -5,6 +5,8 @@
  *   bench_io getc_unlocked FILE [PASSES]  the inline macro: only refills are calls
  *   bench_io fgets FILE [PASSES]   fgets() into a 1 KiB line buffer
  *   bench_io fread FILE [PASSES]   sequential fread() of 1 MiB blocks
+ *   bench_io fputc FILE BYTES      fputc() per byte into FILE (truncated)
+ *   bench_io fprintf FILE LINES    fprintf() per line ("%ld %s\n", 24 bytes)
  *
  * Each pass reads FILE from start to end (rewind between passes). Prints one
  * line, {"bytes": N, "calls": N, "check": N}, so a run that read nothing, or
@@ -23,14 +25,45 @@ static void die(const char *what)
     exit(2);
 }
 
+/* The writers: `count` bytes by fputc, or lines by fprintf. */
+static int write_mode(const char *mode, const char *path, long count)
+{
+    FILE *fp = fopen(path, "w");
+    if (!fp)
+        die(path);
+    unsigned long long bytes = 0, calls = 0, check = 0;
+    if (strcmp(mode, "fputc") == 0) {
+        for (long i = 0; i < count; i++)
+            if (fputc('a' + (int)(i % 26), fp) == EOF)
+                die("fputc");
+        bytes = calls = (unsigned long long)count;
+    } else {
+        for (long i = 0; i < count; i++) {
+            int n = fprintf(fp, "%010ld %s\n", i, "of the log.");
+            if (n < 0)
+                die("fprintf");
+            bytes += (unsigned)n;
+            check += (unsigned)(i & 0xff);
+        }
+        calls = (unsigned long long)count;
+    }
+    if (fclose(fp) != 0)
+        die("fclose");
+    printf("{\"bytes\": %llu, \"calls\": %llu, \"check\": %llu}\n", bytes, calls, check);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3 || argc > 4) {
-        fprintf(stderr, "usage: bench_io getc|fgetc|getc_unlocked|fgets|fread FILE [PASSES]\n");
+        fprintf(stderr, "usage: bench_io getc|fgetc|getc_unlocked|fgets|fread FILE [PASSES]\n"
+                        "       bench_io fputc|fprintf FILE COUNT\n");
         return 2;
     }
     const char *mode = argv[1];
     long passes = argc == 4 ? strtol(argv[3], NULL, 0) : 1;
+    if (strcmp(mode, "fputc") == 0 || strcmp(mode, "fprintf") == 0)
+        return write_mode(mode, argv[2], passes);
     FILE *fp = fopen(argv[2], "r");
     if (!fp)
         die(argv[2]);

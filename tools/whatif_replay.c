@@ -133,6 +133,8 @@ static int learn_nothing(struct trace_objects *o, const struct st_trace_event *e
 #define learn_COUNT learn_nothing
 #define learn_REREAD learn_nothing
 #define learn_SEEK learn_nothing
+#define learn_WRITTEN learn_nothing
+#define learn_FLUSH learn_nothing /* the WRITE that follows marks the stream */
 #define learn_SITE_DEF learn_nothing
 #define learn_MODULE learn_nothing
 #define learn_MARK learn_nothing

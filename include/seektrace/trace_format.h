@@ -68,8 +68,8 @@
 #define ST_TRACE_MAGIC "\x89SKTRACE" /* 8 bytes, no NUL */
 #define ST_TRACE_MAGIC_LEN 8
 #define ST_TRACE_ENDIAN 0x01020304u
-#define ST_TRACE_VERSION_MAJOR 3 /* 3 added CALL's F2, 2 OP events; 1 and 2 are still read */
-#define ST_TRACE_VERSION_MINOR 1 /* 1 added stop_reason */
+#define ST_TRACE_VERSION_MAJOR 4 /* 4 added WRITTEN events, 3 CALL's F2, 2 OP events; 1 to 3 are still read */
+#define ST_TRACE_VERSION_MINOR 0 /* 3.1 added stop_reason */
 #define ST_TRACE_FIXED_HEADER 256u
 #define ST_TRACE_SUFFIX ".sktrace"
 
@@ -207,7 +207,7 @@ enum st_trace_kind {
 #define ST_TRACE_EVENT(kind, value, ...) ST_EV_##kind = value,
 #include "events.def"
 #undef ST_TRACE_EVENT
-    ST_EV_KIND_MAX = 22
+    ST_EV_KIND_MAX = 25
 };
 
 /* events.def's role column. */
@@ -321,7 +321,17 @@ enum st_trace_field {
     /* Since version 2: the report's 4 KiB what-if (docs/report-json.md). */
     ST_FIELD_WHATIF_4K_KERNEL_READ_BYTES = 13,
     ST_FIELD_WHATIF_4K_RECORDED_BYTES = 14,
-    ST_TRACE_FIELD_SCALARS = 14,
+    /* Since version 4: the write side of stdio (docs/report-json.md). */
+    ST_FIELD_WRITTEN_BYTES = 15,
+    ST_FIELD_FLUSHES_FFLUSH = 16,
+    ST_FIELD_FLUSHES_FULL = 17,
+    ST_FIELD_FLUSHES_NEWLINE = 18,
+    ST_FIELD_FLUSHES_UNBUFFERED = 19,
+    ST_FIELD_FLUSHES_SEEK = 20,
+    ST_FIELD_FLUSHES_CLOSE = 21,
+    ST_FIELD_FLUSHES_EXIT = 22,
+    ST_FIELD_FLUSHES_READ = 23,
+    ST_TRACE_FIELD_SCALARS = 23,
     ST_FIELD_BY_CALL = 64
 };
 

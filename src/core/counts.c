@@ -48,8 +48,8 @@ uint64_t st_counts_wasted_bytes(const struct st_counts *c)
 
 int st_counts_any(const struct st_counts *c)
 {
-    if (c->read_syscalls || c->lseek_syscalls ||
-        c->requested_bytes || c->delivered_bytes)
+    if (c->read_syscalls || c->lseek_syscalls || c->write_syscalls ||
+        c->requested_bytes || c->delivered_bytes || c->written_bytes)
         return 1;
     for (int i = 0; i < ST_CALL_COUNT; i++)
         if (c->by_call[i].calls && i != ST_CALL_FOPEN && i != ST_CALL_OPEN &&

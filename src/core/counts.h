@@ -53,7 +53,7 @@ double st_counts_amplification(const struct st_counts *c);
 /* Kernel bytes read beyond what was delivered: what the waste costs. */
 uint64_t st_counts_wasted_bytes(const struct st_counts *c);
 
-/* True when the counts hold any read-side activity worth reporting. */
+/* True when the counts hold any activity worth reporting (read or write). */
 int st_counts_any(const struct st_counts *c);
 
 #endif

@@ -76,6 +76,11 @@ static uint64_t tell_lseeks(const struct st_counts *c)
     return c->by_call[ST_CALL_FTELL].lseek_syscalls + c->by_call[ST_CALL_FGETPOS].lseek_syscalls;
 }
 static uint64_t rereads(const struct st_counts *c) { return c->reread_bytes; }
+static uint64_t seek_reads(const struct st_counts *c)
+{
+    return c->by_call[ST_CALL_FSEEK].read_syscalls + c->by_call[ST_CALL_FSETPOS].read_syscalls +
+           c->by_call[ST_CALL_REWIND].read_syscalls;
+}
 
 /* The 2006 case: fseek outside the buffer throws it away and glibc reads a
  * whole buffer again (inside fseek, or at the next read). */
@@ -230,6 +235,39 @@ static void rule_ftell_lseek(const struct st_report_file *f,
              "fopen so glibc knows the offset.");
 }
 
+/* A read/write stream ("w+", "r+") that the program seeks and writes small
+ * records on: each seek writes back what was put, and glibc fills the whole
+ * buffer from the file before the next small write lands in it. The reads
+ * deliver nothing to the program: neither a discarded buffer it read from
+ * nor a re-read of its own. */
+static void rule_read_modify_write(const struct st_report_file *f,
+                                   struct st_finding *out, size_t *n, size_t max)
+{
+    const struct st_counts *c = &f->counts;
+    uint64_t fills = seek_reads(c);
+    if (c->flushes_seek < MIN_CALLS || fills < MIN_CALLS || !c->written_bytes ||
+        st_counts_wasted_bytes(c) < MIN_WASTE)
+        return;
+    struct st_finding *x = next(out, n, max, "read-modify-write", f, st_counts_wasted_bytes(c),
+                                seek_reads);
+    if (!x)
+        return;
+    char n1[32], n2[32], n3[32], b1[32], b2[32], b3[32];
+    snprintf(x->what, sizeof x->what,
+             "%s seeks on %s wrote back what was put (%s writes of %s in all) and glibc read "
+             "the buffer from the file before the next write (%s reads of %s), for %s handed "
+             "over.",
+             st_fmt_count(n1, sizeof n1, c->flushes_seek), f->path,
+             st_fmt_count(n2, sizeof n2, c->write_syscalls),
+             st_fmt_bytes(b1, sizeof b1, c->kernel_write_bytes),
+             st_fmt_count(n3, sizeof n3, fills),
+             st_fmt_bytes(b2, sizeof b2, c->kernel_read_bytes),
+             st_fmt_bytes(b3, sizeof b3, c->written_bytes));
+    snprintf(x->change, sizeof x->change,
+             "open it write-only (\"w\" or \"a\") if you do not read it back, or pwrite() "
+             "each record at its offset.");
+}
+
 /* The same bytes read from the kernel again and again. */
 static void rule_reread(const struct st_report_file *f,
                         struct st_finding *out, size_t *n, size_t max)
@@ -237,9 +275,12 @@ static void rule_reread(const struct st_report_file *f,
     const struct st_counts *c = &f->counts;
     if (c->reread_bytes < MIN_WASTE || c->reread_bytes * 2 < c->kernel_read_bytes)
         return;
-    /* Discarded stream buffers are re-read by nature: said once, there. */
+    /* Discarded stream buffers are re-read by nature, and so are the
+     * buffers a read/write stream fills before each write: said once,
+     * there. */
     for (size_t i = 0; i < *n; i++)
-        if (out[i].file == f && strcmp(out[i].rule, "fseek-discards-buffer") == 0)
+        if (out[i].file == f && (strcmp(out[i].rule, "fseek-discards-buffer") == 0 ||
+                                 strcmp(out[i].rule, "read-modify-write") == 0))
             return;
     struct st_finding *x = next(out, n, max, "reread", f, c->reread_bytes, rereads);
     if (!x)
@@ -257,7 +298,7 @@ typedef void (*rule_fn)(const struct st_report_file *, struct st_finding *, size
 
 static const rule_fn rules[] = {
     rule_fseek_discards, rule_resync_lseek, rule_small_reads,
-    rule_setvbuf_ignored, rule_ftell_lseek, rule_reread,
+    rule_setvbuf_ignored, rule_ftell_lseek, rule_read_modify_write, rule_reread,
 };
 
 static int costlier_first(const void *pa, const void *pb)

@@ -6,6 +6,7 @@
 
 #include <string.h>
 
+#include "flush_cause.h"
 #include "trace_codec.h"
 
 struct dec {
@@ -291,6 +292,26 @@ static int decode_SEEK(struct dec *d)
 {
     d->ev->kept = (d->hdr & ST_EV_F1) != 0;
     return d->ev->kept ? get_u(d, &d->ev->resync) : 0;
+}
+
+static int decode_WRITTEN(struct dec *d)
+{
+    if (d->s->info->version_major < 4)
+        return bad(d, "bytes handed over to be written, which version 4 introduced");
+    return get_u(d, &d->ev->n);
+}
+
+static int decode_FLUSH(struct dec *d)
+{
+    unsigned cause;
+    if (d->s->info->version_major < 4)
+        return bad(d, "a flush, which version 4 introduced");
+    if (get_byte(d, &cause) != 0)
+        return -1;
+    if (cause >= ST_FLUSH_COUNT)
+        return bad(d, "an unknown flush cause");
+    d->ev->cause = (int)cause;
+    return 0;
 }
 
 static int decode_SITE_DEF(struct dec *d)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "flush_cause.h"
 #include "whatif_stream.h"
 
 enum okind { O_NONE, O_FILE, O_STREAM, O_CELL };
@@ -404,6 +405,22 @@ static int apply_SEEK(struct st_trace_model *m, const struct st_trace_event *ev,
     } else {
         c->seeks_discarding_buffer++;
     }
+    return 0;
+}
+
+static int apply_WRITTEN(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (c)
+        c->written_bytes += ev->n;
+    return 0;
+}
+
+static int apply_FLUSH(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (c)
+        (*st_flush_counter(c, ev->cause))++;
     return 0;
 }
 

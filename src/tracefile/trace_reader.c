@@ -285,7 +285,7 @@ struct st_trace_reader *st_trace_open_fd(int fd, const char *path, char err[ST_T
         goto bad;
     }
     /* Version 2 only added OP events to version 1, version 3 the F2 flags
-     * of CALL and OP. */
+     * of CALL and OP, version 4 WRITTEN events. */
     if (h.version_major < 1 || h.version_major > ST_TRACE_VERSION_MAJOR) {
         fail(err, path, "trace format version %u.%u (byte 12); this seektrace reads versions "
                         "1.x to %d.x%s",

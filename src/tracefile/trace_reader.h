@@ -66,6 +66,7 @@ struct st_trace_event {
     uint64_t requested, delivered; /* DELIVER */
     int kept;             /* SEEK */
     uint64_t resync;      /* SEEK kept */
+    int cause;            /* FLUSH: ST_FLUSH_* (flush_cause.h) */
     uint32_t owner, file, site; /* CELL_DEF owner/site, STREAM_DEF file */
     int fd;               /* STREAM_DEF */
     uint64_t ordinal, buffer_size, requested_buffer_size; /* STREAM_DEF, BUF */
@@ -73,7 +74,7 @@ struct st_trace_event {
     const char *str;      /* FILE_DEF path, MODULE path, MARK label, STREAM_DEF/BUF caveat */
     size_t str_len;       /* (0: no caveat) */
     uint64_t start, length, module_offset; /* MODULE */
-    uint64_t n;           /* LOST; OP: SIZE size, FREAD/GETC_RUN/FGETS n, GETDELIM len */
+    uint64_t n;           /* LOST, WRITTEN; OP: SIZE size, FREAD/GETC_RUN/FGETS n, GETDELIM len */
     unsigned op;          /* OP: ST_OP_* (id: the stream; offset: OPEN/FSEEK offset;
                            * result: FGETS len; call: OTHER's call) */
     int op_flag;          /* OP: the op's F1 flag */

@@ -657,6 +657,41 @@ def _(ctx):
     no_finding(ctx, report, "reread")
 
 
+# --- read-modify-write --------------------------------------------------------
+
+def rmw_run(ctx, mode, seeks):
+    out = os.path.join(ctx.tmp, "rmw.out")
+    own, report = ctx.run([ctx.prog("rmw"), out, mode, str(seeks)])
+    f = file_entry(ctx, report, out)
+    ctx.eq("written_bytes (what fwrite was handed)", f["written_bytes"], own["written"])
+    ctx.eq("calls.fwrite", f["calls"].get("fwrite"), seeks + 1)
+    return own, report, f, out
+
+
+@case("read-modify-write.w_plus")
+def _(ctx):
+    own, report, f, out = rmw_run(ctx, "w+", 2000)
+    ctx.eq("flushes_seek (each seek but the first writes a record back)", f["flushes_seek"], 1999)
+    x = finding(ctx, report, "read-modify-write", out)
+    says(ctx, x, fmt_count(1999), fmt_count(f["read_syscalls"]),
+         fmt_bytes(f["kernel_read_bytes"]), fmt_bytes(own["written"]))
+    frame_is(ctx, "finding site", x["site"], "rmw.c", "fseek", "main")
+    no_finding(ctx, report, "reread", out)  # the reads are this rule's, said once
+
+
+@case("read-modify-write.write_only")
+def _(ctx):
+    own, report, f, out = rmw_run(ctx, "w", 2000)
+    ctx.eq("read_syscalls (a write-only stream reads nothing)", f["read_syscalls"], 0)
+    no_finding(ctx, report, "read-modify-write", out)
+
+
+@case("read-modify-write.few_seeks")
+def _(ctx):
+    own, report, f, out = rmw_run(ctx, "w+", 99)
+    no_finding(ctx, report, "read-modify-write", out)
+
+
 # --- the demo -----------------------------------------------------------------
 
 DEMO_SEEKS = 5000

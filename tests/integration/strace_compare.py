@@ -18,7 +18,8 @@ Then, for every data file (and with --pipes, every pipe the run read from):
 read_syscalls, kernel_read_bytes and lseek_syscalls must equal strace's count,
 and for data files write_syscalls and kernel_write_bytes too. The workload's
 requested and delivered bytes must equal the command's own report summed over
-those files (--requested syscalls: each file's requested and delivered bytes
+those files, and so must its written bytes and write syscalls per flush cause
+when it gives them ("written", "flushes": a workload writing through stdio) (--requested syscalls: each file's requested and delivered bytes
 must equal the count arguments and returns of its read/pread64 calls instead,
 for runtimes that read through their own buffers). --call NAME: the report's
 count of NAME calls must equal the workload's "calls". --reads-by NAME: for a
@@ -54,6 +55,8 @@ KERNEL_READ_FIGURES = ("read_syscalls", "kernel_read_bytes", "lseek_syscalls")
 # Compared on data files only: seektrace counts stdio's writes, and on a pipe
 # the writer is another program (cat) using write() itself.
 KERNEL_WRITE_FIGURES = ("write_syscalls", "kernel_write_bytes")
+# The causes of stdio's write syscalls (the report's flushes_<cause>).
+FLUSH_CAUSES = ("fflush", "full", "newline", "unbuffered", "seek", "close", "exit", "read")
 
 
 class RunError(Exception):
@@ -95,11 +98,19 @@ def run_plain(argv, env, stdin_bytes):
 
 
 def workload_line(stdout):
-    """The workload's own count: its one line of JSON."""
+    """The workload's own count: its one line of JSON. A workload that writes
+    through stdio adds "written" (bytes it handed over) and "flushes" (write
+    syscalls per cause, FLUSH_CAUSES)."""
     try:
         line = json.loads(stdout)
-        return {key: int(line[key]) for key in ("requested", "delivered", "calls")}
-    except (ValueError, KeyError, TypeError):
+        tally = {key: int(line[key]) for key in ("requested", "delivered", "calls")}
+        if "written" in line:
+            tally["written"] = int(line["written"])
+        if "flushes" in line:
+            tally["flushes"] = {cause: int(line["flushes"].get(cause, 0))
+                                for cause in FLUSH_CAUSES}
+        return tally
+    except (ValueError, KeyError, TypeError, AttributeError):
         raise RunError(f"workload printed no JSON tally: {stdout!r}") from None
 
 
@@ -154,6 +165,12 @@ def rows_for(args, paths, data_paths, reports, root_pid, strace_counts, tally):
         for figure, key in figures:
             rows.append((where, figure, sum(f[figure] for f in root_files),
                          f"workload {key}", tally[key]))
+    if "written" in tally:
+        rows.append((where, "written_bytes", sum(f["written_bytes"] for f in root_files),
+                     "workload written", tally["written"]))
+    for cause, count in tally.get("flushes", {}).items():
+        rows.append((where, f"flushes_{cause}", sum(f[f"flushes_{cause}"] for f in root_files),
+                     f"workload flushes[{cause}]", count))
     if args.call:
         rows.append((where, f"calls[{args.call}]", seektrace_reports.calls(root, args.call, paths),
                      "workload calls", tally["calls"]))

@@ -90,3 +90,10 @@ void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered,
     if (c)
         st_ledger_deliver(c, requested - old, delivered - old);
 }
+
+void st_ledger_put_sync_locking(struct st_stream *s, FILE *fp, struct st_tally *c)
+{
+    flockfile(fp);
+    st_ledger_put_sync(s, fp, c);
+    funlockfile(fp);
+}

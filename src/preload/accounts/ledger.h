@@ -103,4 +103,70 @@ static inline struct st_carry st_ledger_carry(const struct st_stream *s, const F
 void st_ledger_fread(struct st_stream *s, size_t requested, size_t delivered,
                      struct st_carry carry);
 
+/* ---- The written side ----
+ *
+ * glibc's writers (fputc, the putc_unlocked macro that never reaches a
+ * symbol, fputs, fwrite, printf) put bytes in the put area by advancing
+ * _IO_write_ptr, and every flush writes exactly [_IO_write_base,
+ * _IO_write_ptr) through the jump table's write slot (new_do_write), which
+ * empties the area. So what the program handed over since the last
+ * booking is the area's growth beyond the part already booked
+ * (put_booked), and a flush takes what it writes out of that part. Bytes
+ * glibc writes straight from elsewhere (an fwrite of a buffer or more;
+ * on an unbuffered stream every write, printf's from its own staging
+ * buffer) never enter the area: the write slot books those itself. The
+ * area only ever loses bytes unwritten on a write error or __fpurge: then
+ * nothing is booked until it grows past the part booked. */
+
+/* Bytes in the put area, not yet written. */
+static inline uint64_t st_put_pending(const FILE *fp)
+{
+    return fp->_IO_write_ptr > fp->_IO_write_base
+               ? (uint64_t)(fp->_IO_write_ptr - fp->_IO_write_base)
+               : 0;
+}
+
+/* n bytes handed over, booked on c. */
+static inline void st_ledger_written(struct st_tally *c, uint64_t n)
+{
+    st_add(&c->written_bytes, n);
+    st_trace_written(c, n);
+}
+
+/* Books on c (NULL: nowhere) what was put in s's area since the last
+ * booking. Callers hold fp's lock, or are the only thread. */
+static inline void st_ledger_put_sync(struct st_stream *s, const FILE *fp, struct st_tally *c)
+{
+    uint64_t now = st_put_pending(fp);
+    if (now > s->put_booked && c)
+        st_ledger_written(c, now - s->put_booked);
+    s->put_booked = now;
+}
+
+/* The same when a write call has returned (wrap_stdio.c), without fp's
+ * lock: taken when another thread could be putting on fp meanwhile. Inline
+ * while the process has one thread: a printf per line pays a few
+ * instructions. */
+void st_ledger_put_sync_locking(struct st_stream *s, FILE *fp, struct st_tally *c);
+static inline void st_ledger_put_sync_unlocked(struct st_stream *s, FILE *fp, struct st_tally *c)
+{
+    if (__builtin_expect(__libc_single_threaded, 1))
+        st_ledger_put_sync(s, fp, c);
+    else
+        st_ledger_put_sync_locking(s, fp, c);
+}
+
+/* stdio's write slot is about to write n bytes from data: what was put
+ * since the last booking is booked on c first, then the flush taken out
+ * of the area, or, written from outside it, booked as handed over now. */
+static inline void st_ledger_put_write(struct st_stream *s, const FILE *fp, struct st_tally *c,
+                                       const char *data, uint64_t n)
+{
+    st_ledger_put_sync(s, fp, c);
+    if (data >= fp->_IO_buf_base && data < fp->_IO_buf_end)
+        s->put_booked = s->put_booked > n ? s->put_booked - n : 0;
+    else if (n && c)
+        st_ledger_written(c, n);
+}
+
 #endif

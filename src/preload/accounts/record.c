@@ -2,6 +2,7 @@
 #include "record.h"
 
 #include "fdtable.h"
+#include "flush_cause.h"
 #include "files.h"
 #include "sync.h"
 #include "thread_state.h"
@@ -35,6 +36,14 @@ void st_record_write(struct st_tally *c, ssize_t result)
     st_add(&c->write_syscalls, 1);
     if (result > 0)
         st_add(&c->kernel_write_bytes, (uint64_t)result);
+}
+
+void st_record_flush(struct st_tally *c, int cause)
+{
+    if (!c)
+        return;
+    st_trace_flush_cause(c, cause);
+    st_add(st_flush_counter(c, cause), 1);
 }
 
 /* The file fd names. One seektrace has not met yet is named now, as a

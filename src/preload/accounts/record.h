@@ -77,6 +77,9 @@ static inline void st_record_lseek(struct st_tally *c, enum st_call call)
 }
 void st_record_fstat(struct st_tally *c, enum st_call call);
 void st_record_write(struct st_tally *c, ssize_t result);
+/* The stdio write syscall about to be recorded (st_record_write) had
+ * `cause` (enum st_flush_cause), booked on c (NULL: nowhere). */
+void st_record_flush(struct st_tally *c, int cause);
 
 /* Signal handlers. A read or lseek seen while this thread is busy in
  * seektrace's bookkeeping (busy without own_io: thread_state.h) is a signal

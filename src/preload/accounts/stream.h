@@ -49,6 +49,9 @@ struct st_stream {
      * where no hook sees, and puts the read position at the stream's
      * offset then: that offset, as the last wrapped call left it (ledger.h). */
     int64_t map_at;
+    /* The written-bytes side of the ledger (ledger.h): how many bytes of
+     * the put area, [_IO_write_base, _IO_write_ptr), are booked already. */
+    uint64_t put_booked;
 
     /* The buffer as last seen, and where it came from; the FILE fields
      * that told (st_stream_observe_buffer). */

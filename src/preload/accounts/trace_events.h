@@ -34,6 +34,8 @@ void st_trace_count_(struct st_tally *c, enum st_call call);
 void st_trace_buffer_(struct st_stream *s);
 void st_trace_deliver_(struct st_tally *c, uint64_t requested, uint64_t delivered);
 void st_trace_seek_(struct st_tally *c, int kept, uint64_t resync);
+void st_trace_written_(struct st_tally *c, uint64_t n);
+void st_trace_flush_cause_(struct st_tally *c, int cause);
 void st_trace_sys_begin_(void);
 void st_trace_read_(struct st_file *f, struct st_tally *c, enum st_call call, int64_t offset,
                     ssize_t result);
@@ -63,6 +65,8 @@ void st_trace_posix_lseek_(struct st_tally *c, int64_t result);
 #define st_trace_buffer(...) ST_TRACE_CALL(st_trace_buffer_, __VA_ARGS__)
 #define st_trace_deliver(...) ST_TRACE_CALL(st_trace_deliver_, __VA_ARGS__)
 #define st_trace_seek(...) ST_TRACE_CALL(st_trace_seek_, __VA_ARGS__)
+#define st_trace_written(...) ST_TRACE_CALL(st_trace_written_, __VA_ARGS__)
+#define st_trace_flush_cause(...) ST_TRACE_CALL(st_trace_flush_cause_, __VA_ARGS__)
 #define st_trace_sys_begin() ST_TRACE_CALL(st_trace_sys_begin_)
 #define st_trace_read(...) ST_TRACE_CALL(st_trace_read_, __VA_ARGS__)
 #define st_trace_reread(...) ST_TRACE_CALL(st_trace_reread_, __VA_ARGS__)
@@ -93,6 +97,11 @@ ST_TRACE_FORWARD(deliver, (struct st_tally *c, uint64_t requested, uint64_t deli
                  (c, requested, delivered))
 /* An fseek-family call kept (with `resync` lseeks) or discarded the buffer. */
 ST_TRACE_FORWARD(seek, (struct st_tally *c, int kept, uint64_t resync), (c, kept, resync))
+/* n bytes handed over to be written, booked on c. */
+ST_TRACE_FORWARD(written, (struct st_tally *c, uint64_t n), (c, n))
+/* The stdio write syscall about to be recorded had `cause` (ST_FLUSH_*,
+ * flush_cause.h), booked on c. */
+ST_TRACE_FORWARD(flush_cause, (struct st_tally *c, int cause), (c, cause))
 /* A syscall is about to be made: the next syscall event's start time. */
 ST_TRACE_FORWARD(sys_begin, (void), ())
 /* st_record_read's arguments. */

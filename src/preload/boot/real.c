@@ -79,6 +79,10 @@ int st_real_resolve(void)
 #define FAILS_FGETPOS -1
 #define FAILS_FFLUSH EOF
 #define FAILS_FSCANF EOF
+#define FAILS_FWRITE 0
+#define FAILS_FPUTS EOF
+#define FAILS_FPRINTF -1
+#define FAILS_PUTS EOF
 #define STDIO(call, ret, name, params, args, stream, op)                            \
     STANDIN(ret, name, params, args, (ret)FAILS_##call)
 #define STDIO_VOID(call, name, params, args, stream, op)                            \

@@ -21,6 +21,7 @@
 #include "bufsize.h"
 #include "cells.h"
 #include "fdtable.h"
+#include "flush_cause.h"
 #include "ledger.h"
 #include "own_fds.h"
 #include "ops.h"
@@ -499,9 +500,34 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
     return r;
 }
 
+/* The cell a stdio write books on: the call's site when a wrapper's call
+ * is in progress or the site is known already; outside any (a putc's
+ * overflow, which the inline macro reaches once a buffer, or for each
+ * byte when unbuffered), no site: unwinding for every such write would
+ * cost the program. */
+static struct st_tally *write_counts(struct st_stream *s)
+{
+    struct st_thread *t = &st_self;
+    if (t->in_call == ST_IN_SLOT && t->site_pending)
+        return st_cell_counts(s, &s->cells, NULL);
+    return st_stream_counts(s);
+}
+
 static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
 {
     struct st_stream *s = tracked(fp);
+    if (s) {
+        /* Booked before the syscall, while glibc's pointers still say what
+         * it writes: the bytes handed over, and why it writes. */
+        int err = errno;
+        st_self.busy++;
+        struct st_tally *c = write_counts(s);
+        st_ledger_put_write(s, fp, c, buf, n > 0 ? (uint64_t)n : 0);
+        int last = n > 0 ? ((const unsigned char *)buf)[n - 1] : -1;
+        st_record_flush(c, st_flush_cause_of(st_charge(ST_CALL_OTHER), fp->_flags, last));
+        st_self.busy--;
+        errno = err;
+    }
     st_trace_sys_begin();
     ssize_t r = ORIG(write, write_fn)(fp, buf, n);
     if (!s)
@@ -509,9 +535,7 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
     int err = errno;
     st_self.busy++; /* a handler's stdio must not meet the caches half updated */
     const struct st_fd *e = st_fd_get(fp->_fileno);
-    /* Charged to no site: writes only matter here for read/write streams,
-     * and unwinding on every printf flush would cost the program. */
-    st_record_write(st_cell_counts(s, &s->cells, NULL), r);
+    st_record_write(write_counts(s), r);
     if (r > 0)
         st_desc_advance(st_fd_desc(e), r);
     st_self.busy--;

@@ -244,6 +244,19 @@ static inline uint8_t *put_SEEK(uint8_t *p, int kept, uint64_t resync)
     return kept ? st_put_u(p, resync) : p;
 }
 
+static inline uint8_t *put_WRITTEN(uint8_t *p, uint64_t n)
+{
+    *p++ = ST_TW_HEADER(WRITTEN, 0);
+    return st_put_u(p, n);
+}
+
+static inline uint8_t *put_FLUSH(uint8_t *p, int cause)
+{
+    *p++ = ST_TW_HEADER(FLUSH, 0);
+    *p++ = (uint8_t)cause;
+    return p;
+}
+
 static inline uint8_t *put_SITE_DEF(uint8_t *p, uint32_t id, const uintptr_t *frames, int nframes)
 {
     *p++ = ST_TW_HEADER(SITE_DEF, 0);

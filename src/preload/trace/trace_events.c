@@ -184,6 +184,16 @@ void st_trace_seek_(struct st_tally *c, int kept, uint64_t resync)
     EVENT_ON_TALLY(c, put_SEEK(p, kept, resync));
 }
 
+void st_trace_written_(struct st_tally *c, uint64_t n)
+{
+    EVENT_ON_TALLY(c, put_WRITTEN(p, n));
+}
+
+void st_trace_flush_cause_(struct st_tally *c, int cause)
+{
+    EVENT_ON_TALLY(c, put_FLUSH(p, cause));
+}
+
 void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x, int ends_call)
 {
     if (!s)

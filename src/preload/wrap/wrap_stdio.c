@@ -1,5 +1,5 @@
 /* wrap_stdio.c — the interposed stdio functions, generated from
- * wrap_stdio.def and wrap_scanf*.def; the few whose bodies differ
+ * wrap_stdio.def, wrap_printf.def and wrap_scanf*.def; the few whose bodies differ
  * (opening a stream, choosing its buffer) follow by hand. */
 #define _GNU_SOURCE 1
 #include <errno.h>
@@ -186,6 +186,36 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
     st_site_end();
 }
 
+/* Whether calls of this kind put bytes on their stream (a constant in
+ * each wrapper, so the others compile to nothing). */
+static inline int puts_bytes(enum st_call call)
+{
+    return call == ST_CALL_FWRITE || call == ST_CALL_FPUTS || call == ST_CALL_FPRINTF ||
+           call == ST_CALL_PUTS;
+}
+
+/* A write call on fp has returned, on the lean path: what it put in the
+ * buffer is booked on its cell (ledger.h; the write slot booked what glibc
+ * wrote meanwhile). */
+static inline __attribute__((always_inline)) void wrote_lean(FILE *fp)
+{
+    const struct st_fast_call *f = st_self.lean;
+    st_self.busy++;
+    st_ledger_put_sync_unlocked(f->stream, fp, &f->cell->counts);
+    st_self.busy--;
+}
+
+/* The same for a call that began on any other path. */
+static void wrote(FILE *fp)
+{
+    st_self.busy++;
+    struct st_stream *s = fp ? st_stream_current(fp) : NULL;
+    struct st_tally *c = s ? st_stream_counts(s) : NULL;
+    if (c)
+        st_ledger_put_sync_unlocked(s, fp, c);
+    st_self.busy--;
+}
+
 /* Each wrapper is its fast path, and a call to the rest kept out of line
  * (general_<name>, told what the fast path found): the fast path then
  * keeps no registers of its own across the real call. */
@@ -198,10 +228,14 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
         began = call_begin_rest(began, ST_CALL_##call, stream, frame);               \
         ret r = ST_REAL(name) args;                                                 \
         if (began == ST_BEGAN_LEAN) { /* it ends as the fast path does */            \
+            if (puts_bytes(ST_CALL_##call))                                          \
+                wrote_lean(stream);                                                  \
             call_end_fast();                                                         \
             return r;                                                                \
         }                                                                            \
         int e = errno;                                                               \
+        if (began && puts_bytes(ST_CALL_##call))                                     \
+            wrote(stream);                                                           \
         if (began)                                                                   \
             op;                                                                      \
         st_stream_note_map_at(stream);                                               \
@@ -217,6 +251,8 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
         if (__builtin_expect(began != ST_BEGAN_LEAN, 0))                             \
             return general_##name(began, frame, ST_UNPAREN args);                    \
         ret r = ST_REAL(name) args;                                                 \
+        if (puts_bytes(ST_CALL_##call))                                              \
+            wrote_lean(stream);                                                      \
         call_end_fast();                                                             \
         return r;                                                                    \
     }
@@ -253,6 +289,30 @@ static inline __attribute__((always_inline)) void call_end_fast(void)
 #include "wrap_stdio.def"
 #undef STDIO
 #undef STDIO_VOID
+
+/* The variadic printf family: the v-function's wrapper, entered here so
+ * that the program's return address is this frame's. */
+#define PRINTF(name, vname, params, vargs, stream)                                   \
+    ST_EXPORT(int, name, params)                                                     \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        struct st_frame frame = ST_FRAME_HERE;                                       \
+        va_list ap;                                                                  \
+        va_start(ap, fmt);                                                           \
+        int r;                                                                       \
+        enum st_began began = call_begin_fast(ST_CALL_FPRINTF, stream, frame);       \
+        if (__builtin_expect(began != ST_BEGAN_LEAN, 0)) {                           \
+            r = general_##vname(began, frame, ST_UNPAREN vargs);                     \
+        } else {                                                                     \
+            r = ST_REAL(vname) vargs;                                               \
+            wrote_lean(stream);                                                      \
+            call_end_fast();                                                         \
+        }                                                                            \
+        va_end(ap);                                                                  \
+        return r;                                                                    \
+    }
+#include "wrap_printf.def"
+#undef PRINTF
 #undef ST_UNPAREN
 
 #define SCANF(name, vname, param, stream)                                            \
