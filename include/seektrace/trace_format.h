@@ -68,8 +68,9 @@
 #define ST_TRACE_MAGIC "\x89SKTRACE" /* 8 bytes, no NUL */
 #define ST_TRACE_MAGIC_LEN 8
 #define ST_TRACE_ENDIAN 0x01020304u
-#define ST_TRACE_VERSION_MAJOR 3 /* 3 added CALL's F2, 2 OP events; 1 and 2 are still read */
-#define ST_TRACE_VERSION_MINOR 1 /* 1 added stop_reason */
+#define ST_TRACE_VERSION_MAJOR 4 /* 4 added WRITE_AT and WRITTEN events, 3 CALL's F2,
+                                  * 2 OP events; 1 to 3 are still read */
+#define ST_TRACE_VERSION_MINOR 0
 #define ST_TRACE_FIXED_HEADER 256u
 #define ST_TRACE_SUFFIX ".sktrace"
 
@@ -184,7 +185,7 @@ struct st_trace_chunk {
  *     last_size = 0           (last read result)
  *
  * Every event that names a call (CALL, COUNT, READ, READ_REREAD, LSEEK,
- * FSTAT) sets `call` to it.
+ * FSTAT, WRITE_AT) sets `call` to it.
  *
  * "dt" fields advance `time` (time += dt) and give the event's start time.
  * "dur" is the event's duration (syscall or call) in the same unit.
@@ -207,7 +208,7 @@ enum st_trace_kind {
 #define ST_TRACE_EVENT(kind, value, ...) ST_EV_##kind = value,
 #include "events.def"
 #undef ST_TRACE_EVENT
-    ST_EV_KIND_MAX = 22
+    ST_EV_KIND_MAX = 24
 };
 
 /* events.def's role column. */
@@ -293,7 +294,8 @@ enum st_trace_op {
  *            field 1..ST_TRACE_FIELD_SCALARS: the scalar counters below;
  *            field 64 + 8 * call + k: by_call[call] counter k (k: 0 calls,
  *            1 read_syscalls, 2 kernel_read_bytes, 3 lseek_syscalls,
- *            4 fstat_syscalls), call indexing ST_TRACE_INFO_CALLS.
+ *            4 fstat_syscalls, 5 write_syscalls and 6 kernel_write_bytes
+ *            since version 4), call indexing ST_TRACE_INFO_CALLS.
  */
 #define ST_TRACE_FOOTER_MAGIC "SKFOOTER"
 #define ST_TRACE_FOOTER_FRAME 24u
@@ -321,7 +323,9 @@ enum st_trace_field {
     /* Since version 2: the report's 4 KiB what-if (docs/report-json.md). */
     ST_FIELD_WHATIF_4K_KERNEL_READ_BYTES = 13,
     ST_FIELD_WHATIF_4K_RECORDED_BYTES = 14,
-    ST_TRACE_FIELD_SCALARS = 14,
+    /* Since version 4: bytes the program handed over to be written. */
+    ST_FIELD_WRITTEN_BYTES = 15,
+    ST_TRACE_FIELD_SCALARS = 15,
     ST_FIELD_BY_CALL = 64
 };
 
