@@ -225,7 +225,8 @@ static int worse_site(const void *a, const void *b)
     uint64_t wx = st_counts_wasted_bytes(x), wy = st_counts_wasted_bytes(y);
     if (wx != wy)
         return wx > wy ? -1 : 1;
-    uint64_t sx = x->read_syscalls + x->lseek_syscalls, sy = y->read_syscalls + y->lseek_syscalls;
+    uint64_t sx = x->read_syscalls + x->lseek_syscalls + x->write_syscalls;
+    uint64_t sy = y->read_syscalls + y->lseek_syscalls + y->write_syscalls;
     if (sx != sy)
         return sx > sy ? -1 : 1;
     return strcmp(((const struct srow *)a)->path, ((const struct srow *)b)->path);
