@@ -192,7 +192,7 @@ def without_empty_sites(r):
 
 FIGURES = ("read_syscalls", "kernel_read_bytes", "lseek_syscalls", "fstat_syscalls",
            "write_syscalls", "kernel_write_bytes", "requested_bytes", "delivered_bytes",
-           "reread_bytes", "seeks_in_buffer", "seeks_discarding_buffer")
+           "reread_bytes", "seeks_in_buffer", "seeks_discarding_buffer", "written_bytes")
 
 
 def per_file(report):
@@ -289,6 +289,10 @@ def case_roundtrip_workloads(ctx):
         ["wl_pipe", "popen", ctx.text],
         ["wl_exit_open", "_exit", ctx.text, "100"],
         ["wl_ifstream_seek", "unbuffered", ctx.bin, "200", "8"],
+        # The write side: every POSIX write call (WRITE_AT and WRITTEN events).
+        ["wl_posix_write", os.path.join(ctx.tmp, "w.out"), "50", "13"],
+        ["wl_ofstream_endl", "endl", os.path.join(ctx.tmp, "w.out"), "300"],
+        ["wl_ofstream_endl", "big", os.path.join(ctx.tmp, "w.out"), "300"],
     ]
     for r in runs:
         prog = os.path.join(w, r[0])
