@@ -512,8 +512,7 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
     /* Charged to no site: writes only matter here for read/write streams,
      * and unwinding on every printf flush would cost the program. */
     st_record_write(st_cell_counts(s, &s->cells, NULL), r);
-    if (r > 0)
-        st_desc_advance(st_fd_desc(e), r);
+    st_desc_wrote(st_fd_desc(e), r); /* O_APPEND ("a", "a+"): the end, unknown */
     st_self.busy--;
     errno = err;
     return r;
