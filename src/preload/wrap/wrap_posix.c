@@ -72,8 +72,10 @@ static void note_write(int fd, enum st_call call, uint64_t handed, int64_t offse
         st_add(&c->written_bytes, handed);
     st_trace_posix_write(c, call, handed, r);
     st_record_write_at(e->file, c, cc, call, at, r);
-    if (offset < 0 && r > 0)
-        st_desc_wrote(d, r);
+    if (offset < 0 && r > 0 && appends)
+        st_desc_set(d, -1); /* at the end of the file: unknown */
+    else if (offset < 0)
+        st_desc_advance(d, r);
 }
 
 static void note_lseek(int fd, off64_t r)
