@@ -7,15 +7,19 @@
  *   bench_io fread FILE [PASSES]   sequential fread() of 1 MiB blocks
  *   bench_io fputc FILE BYTES      fputc() per byte into FILE (truncated)
  *   bench_io fprintf FILE LINES    fprintf() per line ("%ld %s\n", 24 bytes)
+ *   bench_io write FILE [COUNT]    COUNT unbuffered write()s of 16 bytes to
+ *                                  FILE, made afresh (default 200,000)
  *
  * Each pass reads FILE from start to end (rewind between passes). Prints one
  * line, {"bytes": N, "calls": N, "check": N}, so a run that read nothing, or
  * read differently under a tracer, is visible; "check" keeps the compiler
  * from dropping the loop. Built with -O2: getc_unlocked must be glibc's
  * inline macro. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define BLOCK (1u << 20)
 
@@ -53,14 +57,37 @@ static int write_mode(const char *mode, const char *path, long count)
     return 0;
 }
 
+/* The program's own small writes: every one a syscall, and a call of the
+ * interposed write(). */
+static int small_writes(const char *path, long count)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0)
+        die(path);
+    static const char record[16] = "0123456789abcde\n";
+    unsigned long long bytes = 0;
+    for (long i = 0; i < count; i++) {
+        ssize_t n = write(fd, record, sizeof record);
+        if (n != (ssize_t)sizeof record)
+            die("write");
+        bytes += (unsigned long long)n;
+    }
+    close(fd);
+    printf("{\"bytes\": %llu, \"calls\": %ld, \"check\": %llu}\n", bytes, count, bytes / 16);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3 || argc > 4) {
         fprintf(stderr, "usage: bench_io getc|fgetc|getc_unlocked|fgets|fread FILE [PASSES]\n"
-                        "       bench_io fputc|fprintf FILE COUNT\n");
+                        "       bench_io fputc|fprintf FILE COUNT\n"
+                        "       bench_io write FILE [COUNT]\n");
         return 2;
     }
     const char *mode = argv[1];
+    if (strcmp(mode, "write") == 0)
+        return small_writes(argv[2], argc == 4 ? strtol(argv[3], NULL, 0) : 200000);
     long passes = argc == 4 ? strtol(argv[3], NULL, 0) : 1;
     if (strcmp(mode, "fputc") == 0 || strcmp(mode, "fprintf") == 0)
         return write_mode(mode, argv[2], passes);

@@ -207,6 +207,8 @@ static void chrome_syscall(struct ex *x, const struct st_trace_event *ev, const 
     if (ev->kind == ST_EV_READ || ev->kind == ST_EV_READ_REREAD)
         fprintf(f, ",\"offset\":%" PRId64 ",\"bytes\":%" PRId64 ",\"reread\":%" PRIu64,
                 ev->offset, ev->result, ev->reread);
+    else if (ev->kind == ST_EV_WRITE_AT)
+        fprintf(f, ",\"offset\":%" PRId64 ",\"bytes\":%" PRId64, ev->offset, ev->result);
     else if (ev->kind == ST_EV_LSEEK || ev->kind == ST_EV_WRITE)
         fprintf(f, ",\"%s\":%" PRId64, ev->kind == ST_EV_LSEEK ? "offset" : "bytes", ev->result);
     fprintf(f, "}}");
@@ -332,6 +334,7 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
     uint64_t t = ev->time_ns >= x->trace_ns ? ev->time_ns - x->trace_ns : 0;
     const struct st_trace_kind_info *k = st_trace_kind(ev->kind);
     int is_read = ev->kind == ST_EV_READ || ev->kind == ST_EV_READ_REREAD;
+    int has_offset = (is_read || ev->kind == ST_EV_WRITE_AT) && ev->offset >= 0;
     char *label = ev->kind == ST_EV_MARK ? strndup(ev->str, ev->str_len) : NULL;
     if (x->fmt == CSV) {
         fprintf(f, "%ld,%" PRIu32 ",", x->pid, ev->tid);
@@ -348,14 +351,14 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
         if (a.fd >= 0)
             fprintf(f, "%d", a.fd);
         fputc(',', f);
-        if (is_read && ev->offset >= 0)
+        if (has_offset)
             fprintf(f, "%" PRId64, ev->offset);
         fputc(',', f);
         if (k->bytes)
             fprintf(f, "%" PRId64, ev->result);
         else if (ev->kind == ST_EV_BUF)
             fprintf(f, "%" PRIu64, ev->buffer_size);
-        else if (ev->kind == ST_EV_LOST)
+        else if (ev->kind == ST_EV_LOST || ev->kind == ST_EV_WRITTEN)
             fprintf(f, "%" PRIu64, ev->n);
         fputc(',', f);
         if (ev->kind == ST_EV_DELIVER)
@@ -394,7 +397,7 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
         }
         if (a.fd >= 0)
             fprintf(f, ",\"fd\":%d", a.fd);
-        if (is_read && ev->offset >= 0)
+        if (has_offset)
             fprintf(f, ",\"offset\":%" PRId64, ev->offset);
         if (k->bytes)
             fprintf(f, ",\"bytes\":%" PRId64, ev->result);
@@ -402,6 +405,8 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
             fprintf(f, ",\"buffer_size\":%" PRIu64, ev->buffer_size);
         if (ev->kind == ST_EV_LOST)
             fprintf(f, ",\"lost\":%" PRIu64, ev->n);
+        if (ev->kind == ST_EV_WRITTEN)
+            fprintf(f, ",\"written\":%" PRIu64, ev->n);
         if (ev->kind == ST_EV_DELIVER)
             fprintf(f, ",\"requested\":%" PRIu64 ",\"delivered\":%" PRIu64, ev->requested,
                     ev->delivered);

@@ -225,7 +225,8 @@ static int worse_site(const void *a, const void *b)
     uint64_t wx = st_counts_wasted_bytes(x), wy = st_counts_wasted_bytes(y);
     if (wx != wy)
         return wx > wy ? -1 : 1;
-    uint64_t sx = x->read_syscalls + x->lseek_syscalls, sy = y->read_syscalls + y->lseek_syscalls;
+    uint64_t sx = x->read_syscalls + x->lseek_syscalls + x->write_syscalls;
+    uint64_t sy = y->read_syscalls + y->lseek_syscalls + y->write_syscalls;
     if (sx != sy)
         return sx > sy ? -1 : 1;
     return strcmp(((const struct srow *)a)->path, ((const struct srow *)b)->path);
@@ -284,9 +285,12 @@ static void site_table(const struct st_report *m, const struct report_opts *o,
             out_printf(",\"offset\":%" PRIu64 ",\"calls\":%" PRIu64 ",\"requested_bytes\":%" PRIu64
                        ",\"delivered_bytes\":%" PRIu64 ",\"kernel_read_bytes\":%" PRIu64
                        ",\"read_syscalls\":%" PRIu64 ",\"lseek_syscalls\":%" PRIu64
-                       ",\"reread_bytes\":%" PRIu64 ",\"amplification\":",
+                       ",\"reread_bytes\":%" PRIu64 ",\"write_syscalls\":%" PRIu64
+                       ",\"kernel_write_bytes\":%" PRIu64 ",\"written_bytes\":%" PRIu64
+                       ",\"amplification\":",
                        f ? f->offset : 0, calls_of(c), c->requested_bytes, c->delivered_bytes,
-                       c->kernel_read_bytes, c->read_syscalls, c->lseek_syscalls, c->reread_bytes);
+                       c->kernel_read_bytes, c->read_syscalls, c->lseek_syscalls, c->reread_bytes,
+                       c->write_syscalls, c->kernel_write_bytes, c->written_bytes);
             if (c->delivered_bytes)
                 out_printf("%.6g}", st_counts_amplification(c));
             else

@@ -46,20 +46,23 @@ static int j_counts(const struct jval *o, struct st_counts *c, const char **why)
         for (int c2 = 0; c2 < ST_CALL_COUNT; c2++)
             if (strcmp(by->keys[i], st_call_name((enum st_call)c2)) == 0)
                 k = c2;
-        static const char *const sub[] = {"calls", "read_syscalls", "kernel_read_bytes",
-                                           "lseek_syscalls", "fstat_syscalls"};
-        uint64_t *dst[] = {&c->by_call[k].calls, &c->by_call[k].read_syscalls,
-                           &c->by_call[k].kernel_read_bytes, &c->by_call[k].lseek_syscalls,
-                           &c->by_call[k].fstat_syscalls};
-        for (int s = 0; s < 5; s++) {
+        static const struct {
+            const char *name;
+            size_t off;
+        } sub[] = {
+#define CALL_COST_FIELD(name, id) {#name, offsetof(struct st_call_cost, name)},
+#include "call_cost_fields.def"
+#undef CALL_COST_FIELD
+        };
+        for (size_t s = 0; s < sizeof sub / sizeof sub[0]; s++) {
             uint64_t v;
-            const struct jval *jv = json_get(&by->items[i], sub[s]);
+            const struct jval *jv = json_get(&by->items[i], sub[s].name);
             if (jv && j_u64(jv, &v) != 0) {
                 *why = "by_call";
                 return -1;
             }
-            if (jv)
-                *dst[s] += v;
+            if (jv) /* older reports lack newer counters */
+                *(uint64_t *)((char *)&c->by_call[k] + sub[s].off) += v;
         }
     }
     return 0;

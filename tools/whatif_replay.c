@@ -140,6 +140,7 @@ static int learn_nothing(struct trace_objects *o, const struct st_trace_event *e
 #define learn_MARK learn_nothing
 #define learn_CLOSE learn_nothing
 #define learn_LOST learn_nothing
+#define learn_WRITTEN learn_nothing
 
 static int learn_READ(struct trace_objects *o, const struct st_trace_event *ev)
 {
@@ -184,6 +185,7 @@ static int learn_WRITE(struct trace_objects *o, const struct st_trace_event *ev)
     return 0;
 }
 
+#define learn_WRITE_AT learn_WRITE
 static int learn_DELIVER(struct trace_objects *o, const struct st_trace_event *ev)
 {
     struct stream *s = stream_of_cell(o, ev->target);

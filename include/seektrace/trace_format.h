@@ -68,7 +68,8 @@
 #define ST_TRACE_MAGIC "\x89SKTRACE" /* 8 bytes, no NUL */
 #define ST_TRACE_MAGIC_LEN 8
 #define ST_TRACE_ENDIAN 0x01020304u
-#define ST_TRACE_VERSION_MAJOR 4 /* 4 added WRITTEN events, 3 CALL's F2, 2 OP events; 1 to 3 are still read */
+#define ST_TRACE_VERSION_MAJOR 4 /* 4 added WRITE_AT, WRITTEN and FLUSH events, 3 CALL's F2,
+                                  * 2 OP events; 1 to 3 are still read */
 #define ST_TRACE_VERSION_MINOR 0 /* 3.1 added stop_reason */
 #define ST_TRACE_FIXED_HEADER 256u
 #define ST_TRACE_SUFFIX ".sktrace"
@@ -184,7 +185,7 @@ struct st_trace_chunk {
  *     last_size = 0           (last read result)
  *
  * Every event that names a call (CALL, COUNT, READ, READ_REREAD, LSEEK,
- * FSTAT) sets `call` to it.
+ * FSTAT, WRITE_AT) sets `call` to it.
  *
  * "dt" fields advance `time` (time += dt) and give the event's start time.
  * "dur" is the event's duration (syscall or call) in the same unit.
@@ -293,7 +294,8 @@ enum st_trace_op {
  *            field 1..ST_TRACE_FIELD_SCALARS: the scalar counters below;
  *            field 64 + 8 * call + k: by_call[call] counter k (k: 0 calls,
  *            1 read_syscalls, 2 kernel_read_bytes, 3 lseek_syscalls,
- *            4 fstat_syscalls), call indexing ST_TRACE_INFO_CALLS.
+ *            4 fstat_syscalls, 5 write_syscalls and 6 kernel_write_bytes
+ *            since version 4), call indexing ST_TRACE_INFO_CALLS.
  */
 #define ST_TRACE_FOOTER_MAGIC "SKFOOTER"
 #define ST_TRACE_FOOTER_FRAME 24u

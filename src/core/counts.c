@@ -39,6 +39,13 @@ double st_counts_amplification(const struct st_counts *c)
     return (double)c->kernel_read_bytes / (double)c->delivered_bytes;
 }
 
+double st_counts_write_amplification(const struct st_counts *c)
+{
+    if (c->written_bytes == 0)
+        return 0.0;
+    return (double)c->kernel_write_bytes / (double)c->written_bytes;
+}
+
 uint64_t st_counts_wasted_bytes(const struct st_counts *c)
 {
     return c->kernel_read_bytes > c->delivered_bytes

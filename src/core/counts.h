@@ -19,14 +19,21 @@ enum st_call {
 const char *st_call_name(enum st_call call);
 
 /* What calls of one kind cost: how many were made, and the syscalls they
- * caused (for stdio calls, the ones glibc made inside them). */
+ * caused (for stdio calls, the ones glibc made inside them); the counters
+ * are listed in call_cost_fields.def. */
 struct st_call_cost {
-    uint64_t calls;
-    uint64_t read_syscalls;
-    uint64_t kernel_read_bytes;
-    uint64_t lseek_syscalls;
-    uint64_t fstat_syscalls;
+#define CALL_COST_FIELD(name, k) uint64_t name;
+#include "call_cost_fields.def"
+#undef CALL_COST_FIELD
 };
+enum {
+#define CALL_COST_FIELD(name, k) ST_CALL_COST_FIELD_##name,
+#include "call_cost_fields.def"
+#undef CALL_COST_FIELD
+    ST_CALL_COST_FIELDS
+};
+_Static_assert(sizeof(struct st_call_cost) == ST_CALL_COST_FIELDS * sizeof(uint64_t),
+               "st_call_cost holds only its listed counters");
 
 /* The scalar counters are listed in counts_fields.def. Two need a word:
  *   resync_lseeks                lseeks made by the seeks that kept the buffer
@@ -50,10 +57,14 @@ void st_counts_sub(struct st_counts *sum, const struct st_counts *part);
 /* Kernel bytes read per byte delivered; 0 when nothing was delivered. */
 double st_counts_amplification(const struct st_counts *c);
 
+/* Kernel bytes written per byte the program handed over to be written
+ * (written_bytes); 0 when nothing was handed over. */
+double st_counts_write_amplification(const struct st_counts *c);
+
 /* Kernel bytes read beyond what was delivered: what the waste costs. */
 uint64_t st_counts_wasted_bytes(const struct st_counts *c);
 
-/* True when the counts hold any activity worth reporting (read or write). */
+/* True when the counts hold any read or write activity worth reporting. */
 int st_counts_any(const struct st_counts *c);
 
 #endif

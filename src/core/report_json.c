@@ -22,6 +22,12 @@ static void counts(struct st_json *j, const struct st_counts *c)
     else
         st_json_null(j);
 
+    st_json_key(j, "write_amplification");
+    if (c->written_bytes)
+        st_json_double(j, st_counts_write_amplification(c));
+    else
+        st_json_null(j);
+
     st_json_key(j, "calls");
     st_json_begin_object(j);
     for (int k = 0; k < ST_CALL_COUNT; k++) {
@@ -36,20 +42,19 @@ static void counts(struct st_json *j, const struct st_counts *c)
     st_json_begin_object(j);
     for (int k = 0; k < ST_CALL_COUNT; k++) {
         const struct st_call_cost *cc = &c->by_call[k];
-        if (!cc->calls && !cc->read_syscalls && !cc->lseek_syscalls && !cc->fstat_syscalls)
+        uint64_t any = 0;
+#define CALL_COST_FIELD(name, id) any |= cc->name;
+#include "call_cost_fields.def"
+#undef CALL_COST_FIELD
+        if (!any)
             continue;
         st_json_key(j, st_call_name((enum st_call)k));
         st_json_begin_object(j);
-        st_json_key(j, "calls");
-        st_json_u64(j, cc->calls);
-        st_json_key(j, "read_syscalls");
-        st_json_u64(j, cc->read_syscalls);
-        st_json_key(j, "kernel_read_bytes");
-        st_json_u64(j, cc->kernel_read_bytes);
-        st_json_key(j, "lseek_syscalls");
-        st_json_u64(j, cc->lseek_syscalls);
-        st_json_key(j, "fstat_syscalls");
-        st_json_u64(j, cc->fstat_syscalls);
+#define CALL_COST_FIELD(name, id)                                                    \
+    st_json_key(j, #name);                                                           \
+    st_json_u64(j, cc->name);
+#include "call_cost_fields.def"
+#undef CALL_COST_FIELD
         st_json_end_object(j);
     }
     st_json_end_object(j);

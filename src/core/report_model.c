@@ -29,7 +29,7 @@ struct st_rank st_report_rank_file(const struct st_report_file *f)
 {
     const struct st_counts *c = &f->counts;
     return (struct st_rank){.a = st_counts_wasted_bytes(c),
-                            .b = c->read_syscalls + c->lseek_syscalls,
+                            .b = c->read_syscalls + c->lseek_syscalls + c->write_syscalls,
                             .name = f->path,
                             .item = f};
 }
@@ -38,7 +38,7 @@ struct st_rank st_report_rank_site(const struct st_report_site *s)
 {
     const struct st_counts *c = &s->counts;
     return (struct st_rank){.a = st_counts_wasted_bytes(c),
-                            .b = c->read_syscalls + c->lseek_syscalls,
+                            .b = c->read_syscalls + c->lseek_syscalls + c->write_syscalls,
                             .c = UINT64_MAX - (s->nframes ? s->frames[0].offset : 0),
                             .item = s};
 }

@@ -84,8 +84,8 @@ struct st_report {
 #define ST_REPORT_TEXT_FINDINGS 16
 #define ST_REPORT_JSON_FINDINGS 64
 
-/* The order of files: most wasted kernel bytes, then most read and lseek
- * syscalls, then by path. Computed once per row. */
+/* The order of files: most wasted kernel bytes, then most read, lseek and
+ * write syscalls, then by path. Computed once per row. */
 struct st_rank st_report_rank_file(const struct st_report_file *f);
 /* The order of a file's sites: the same figures, then the site's offset. */
 struct st_rank st_report_rank_site(const struct st_report_site *s);

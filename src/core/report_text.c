@@ -49,6 +49,23 @@ static void headline(const struct st_report *r, struct st_outbuf *o)
     if (t->delivered_bytes)
         st_out_printf(o, ": %s amplification", st_fmt_ratio(a, sizeof a, st_counts_amplification(t)));
     st_out_str(o, "\n");
+    if (!t->write_syscalls && !t->written_bytes)
+        return;
+    st_out_printf(o, "  %s written to the kernel in %s write syscall%s for %s handed over",
+                  st_fmt_bytes(b1, sizeof b1, t->kernel_write_bytes),
+                  st_fmt_count(n1, sizeof n1, t->write_syscalls), plural(t->write_syscalls),
+                  st_fmt_bytes(b2, sizeof b2, t->written_bytes));
+    if (t->written_bytes)
+        st_out_printf(o, ": %s write amplification",
+                      st_fmt_ratio(a, sizeof a, st_counts_write_amplification(t)));
+    st_out_str(o, "\n");
+}
+
+/* Whether the file was written (or handed bytes to write): the write
+ * columns are shown only then. */
+static int was_written(const struct st_counts *c)
+{
+    return c->write_syscalls || c->written_bytes;
 }
 
 /* "fseek 200,000 (200,000 reads, 24.4 GiB) · fread 200,000" */
@@ -57,7 +74,7 @@ static void call_line(const struct st_counts *c, struct st_outbuf *o)
     const char *sep = "";
     for (int k = 0; k < ST_CALL_COUNT; k++) {
         const struct st_call_cost *cc = &c->by_call[k];
-        if (!cc->calls && !cc->read_syscalls && !cc->lseek_syscalls)
+        if (!cc->calls && !cc->read_syscalls && !cc->lseek_syscalls && !cc->write_syscalls)
             continue;
         char n1[32], n2[32], n3[32], b1[32];
         /* getc and friends are not interposed: their syscalls, no count. */
@@ -71,6 +88,10 @@ static void call_line(const struct st_counts *c, struct st_outbuf *o)
                           st_fmt_count(n3, sizeof n3, cc->lseek_syscalls),
                           plural(cc->lseek_syscalls));
         }
+        if (cc->write_syscalls)
+            st_out_printf(o, " (%s write%s, %s)", st_fmt_count(n2, sizeof n2, cc->write_syscalls),
+                          plural(cc->write_syscalls),
+                          st_fmt_bytes(b1, sizeof b1, cc->kernel_write_bytes));
         sep = " · ";
     }
 }
@@ -112,11 +133,46 @@ static void whatif_line(const struct st_counts *c, struct st_outbuf *o)
                   st_fmt_bytes(b1, sizeof b1, would), st_fmt_bytes(b2, sizeof b2, was));
 }
 
+/* The program's own POSIX calls on the file: listed on a line of their own. */
+static int posix_calls(const struct st_counts *c)
+{
+    static const enum st_call posix[] = {ST_CALL_READ,  ST_CALL_PREAD,  ST_CALL_LSEEK,
+                                         ST_CALL_WRITE, ST_CALL_PWRITE, ST_CALL_WRITEV,
+                                         ST_CALL_PWRITEV};
+    for (size_t k = 0; k < sizeof posix / sizeof posix[0]; k++)
+        if (c->by_call[posix[k]].calls)
+            return 1;
+    return 0;
+}
+
+/* The write columns of a written file's row; blank for the others. */
+static void write_columns(const struct st_counts *c, struct st_outbuf *o)
+{
+    if (!was_written(c)) {
+        st_out_printf(o, "%11s %12s %10s %7s  ", "", "", "", "");
+        return;
+    }
+    char b1[32], b2[32], n1[32], a[32];
+    st_out_printf(o, "%11s %12s %10s %7s  ", st_fmt_bytes(b1, sizeof b1, c->written_bytes),
+                  st_fmt_bytes(b2, sizeof b2, c->kernel_write_bytes),
+                  st_fmt_count(n1, sizeof n1, c->write_syscalls),
+                  st_fmt_ratio(a, sizeof a, st_counts_write_amplification(c)));
+}
+
 static void file_table(const struct st_report *r, const struct st_text_opts *t,
                        struct st_outbuf *o)
 {
-    st_out_printf(o, "\n  %10s %11s %11s %10s %10s %11s  %s\n", "amplif.", "kernel read",
-                  "delivered", "reads", "lseeks", "re-read", "file");
+    /* The write columns only when a file the table shows was written: a
+     * report of reads reads as it always has. */
+    int writes = 0;
+    for (size_t i = 0; i < r->nfiles && i < t->max_files; i++)
+        writes |= was_written(&r->files[i].counts);
+    st_out_printf(o, "\n  %10s %11s %11s %10s %10s %11s  ", "amplif.", "kernel read",
+                  "delivered", "reads", "lseeks", "re-read");
+    if (writes)
+        st_out_printf(o, "%11s %12s %10s %7s  ", "handed over", "kernel write", "writes",
+                      "w.ampl.");
+    st_out_str(o, "file\n");
     size_t shown = 0;
     for (size_t i = 0; i < r->nfiles && shown < t->max_files; i++) {
         const struct st_report_file *f = &r->files[i];
@@ -129,13 +185,14 @@ static void file_table(const struct st_report *r, const struct st_text_opts *t,
                       st_fmt_count(n1, sizeof n1, c->read_syscalls),
                       st_fmt_count(n2, sizeof n2, c->lseek_syscalls),
                       st_fmt_bytes(b3, sizeof b3, c->reread_bytes));
+        if (writes)
+            write_columns(c, o);
         st_out_text(o, f->path);
         st_out_str(o, "\n");
         for (size_t k = 0; k < f->nstreams; k++)
             stream_line(&f->streams[k], o);
         whatif_line(c, o);
-        if (f->nstreams == 0 || c->by_call[ST_CALL_READ].calls || c->by_call[ST_CALL_PREAD].calls ||
-            c->by_call[ST_CALL_LSEEK].calls) {
+        if (f->nstreams == 0 || posix_calls(c)) {
             st_out_str(o, "      calls: ");
             call_line(c, o);
             st_out_str(o, "\n");

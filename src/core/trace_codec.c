@@ -80,24 +80,19 @@ _Static_assert(sizeof(struct st_counts) ==
                        sizeof(struct st_call_cost) * ST_CALL_COUNT,
                "struct st_counts changed: give the new counter a field number in "
                "trace_codec.c and include/seektrace/trace_format.h");
-_Static_assert(sizeof(struct st_call_cost) == 5 * sizeof(uint64_t),
-               "struct st_call_cost changed: update st_call_cost_field");
-
 uint64_t *st_call_cost_field(struct st_call_cost *cc, unsigned k)
 {
     switch (k) {
-    case 0: return &cc->calls;
-    case 1: return &cc->read_syscalls;
-    case 2: return &cc->kernel_read_bytes;
-    case 3: return &cc->lseek_syscalls;
-    case 4: return &cc->fstat_syscalls;
+#define CALL_COST_FIELD(name, id) case id: return &cc->name;
+#include "call_cost_fields.def"
+#undef CALL_COST_FIELD
     default: return NULL;
     }
 }
 
 size_t st_counts_encoded_max(void)
 {
-    return ST_VARINT_MAX * (1 + 2 * (st_counts_nfields + 5 * (size_t)ST_CALL_COUNT));
+    return ST_VARINT_MAX * (1 + 2 * (st_counts_nfields + ST_CALL_COST_FIELDS * (size_t)ST_CALL_COUNT));
 }
 
 uint8_t *st_counts_encode(uint8_t *out, const struct st_counts *c)
@@ -106,7 +101,7 @@ uint8_t *st_counts_encode(uint8_t *out, const struct st_counts *c)
     for (size_t i = 0; i < st_counts_nfields; i++)
         n += *(const uint64_t *)((const char *)c + st_counts_fields[i].offset) != 0;
     for (unsigned call = 0; call < ST_CALL_COUNT; call++)
-        for (unsigned k = 0; k < 5; k++)
+        for (unsigned k = 0; k < ST_CALL_COST_FIELDS; k++)
             n += *st_call_cost_field((struct st_call_cost *)&c->by_call[call], k) != 0;
     out = st_put_u(out, n);
     for (size_t i = 0; i < st_counts_nfields; i++) {
@@ -117,7 +112,7 @@ uint8_t *st_counts_encode(uint8_t *out, const struct st_counts *c)
         }
     }
     for (unsigned call = 0; call < ST_CALL_COUNT; call++)
-        for (unsigned k = 0; k < 5; k++) {
+        for (unsigned k = 0; k < ST_CALL_COST_FIELDS; k++) {
             uint64_t v = *st_call_cost_field((struct st_call_cost *)&c->by_call[call], k);
             if (v) {
                 out = st_put_u(out, ST_FIELD_BY_CALL + 8u * call + k);
@@ -143,12 +138,12 @@ int st_counts_decode(const uint8_t **p, const uint8_t *end, struct st_counts *c,
                     *(uint64_t *)((char *)c + st_counts_fields[k].offset) += v;
         } else if (id >= ST_FIELD_BY_CALL) {
             uint64_t call = (id - ST_FIELD_BY_CALL) / 8, k = (id - ST_FIELD_BY_CALL) % 8;
-            if (call >= ncalls || k > 4)
+            if (call >= ncalls || k >= ST_CALL_COST_FIELDS)
                 return -1;
             unsigned local = call_map[call] < ST_CALL_COUNT ? call_map[call] : ST_CALL_OTHER;
             *st_call_cost_field(&c->by_call[local], (unsigned)k) += v;
         }
-        /* 13..63: a counter of a newer minor version, skipped. */
+        /* Up to 63: a counter of a newer minor version, skipped. */
     }
     return 0;
 }

@@ -82,7 +82,8 @@ struct st_counts_field {
 extern const struct st_counts_field st_counts_fields[];
 extern const size_t st_counts_nfields;
 
-/* The by_call counter k (0..4) as a field of st_call_cost. */
+/* The by_call counter k (call_cost_fields.def) as a field of st_call_cost;
+ * NULL for a k it does not list. */
 uint64_t *st_call_cost_field(struct st_call_cost *cc, unsigned k);
 
 /* Encodes c as the footer's "counts" (trace_format.h) into out (at most

@@ -277,6 +277,26 @@ static int decode_WRITE(struct dec *d)
     return 0;
 }
 
+/* A kind a trace of an older major version cannot hold: corrupt there. */
+static int since_version(struct dec *d, unsigned major, const char *why)
+{
+    return d->s->info->version_major < major ? bad(d, why) : 0;
+}
+
+static int decode_WRITE_AT(struct dec *d)
+{
+    if (since_version(d, 4, "a write naming its call, which version 4 introduced") != 0)
+        return -1;
+    return decode_READ(d); /* the same fields, the same decoding state */
+}
+
+static int decode_WRITTEN(struct dec *d)
+{
+    if (since_version(d, 4, "bytes handed over to be written, which version 4 introduced") != 0)
+        return -1;
+    return get_u(d, &d->ev->n);
+}
+
 static int decode_DELIVER(struct dec *d)
 {
     struct st_trace_event *ev = d->ev;

@@ -384,6 +384,27 @@ static int apply_WRITE(struct st_trace_model *m, const struct st_trace_event *ev
     return 0;
 }
 
+static int apply_WRITE_AT(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (!c)
+        return 0;
+    uint64_t bytes = ev->result > 0 ? (uint64_t)ev->result : 0;
+    c->write_syscalls++;
+    c->kernel_write_bytes += bytes;
+    c->by_call[call].write_syscalls++;
+    c->by_call[call].kernel_write_bytes += bytes;
+    return 0;
+}
+
+static int apply_WRITTEN(struct st_trace_model *m, const struct st_trace_event *ev, int call)
+{
+    struct st_counts *c = cell_counts(m, ev->target);
+    if (c)
+        c->written_bytes += ev->n;
+    return 0;
+}
+
 static int apply_DELIVER(struct st_trace_model *m, const struct st_trace_event *ev, int call)
 {
     struct st_counts *c = cell_counts(m, ev->target);

@@ -60,8 +60,8 @@ struct st_trace_event {
     uint32_t id;          /* the object a definition defines; BUF/CLOSE's stream */
     int call;             /* local enum st_call, -1 when the event names none */
     int counted;          /* CALL: calls += 1 on target */
-    int64_t offset;       /* READ: file offset (-1 unknown) */
-    int64_t result;       /* READ, WRITE: bytes; LSEEK: new offset, -1 failed */
+    int64_t offset;       /* READ, WRITE_AT: file offset (-1 unknown) */
+    int64_t result;       /* READ, WRITE, WRITE_AT: bytes; LSEEK: new offset, -1 failed */
     uint64_t reread;      /* READ_REREAD, REREAD */
     uint64_t requested, delivered; /* DELIVER */
     int kept;             /* SEEK */

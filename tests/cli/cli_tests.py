@@ -193,7 +193,7 @@ def without_empty_sites(r):
 
 FIGURES = ("read_syscalls", "kernel_read_bytes", "lseek_syscalls", "fstat_syscalls",
            "write_syscalls", "kernel_write_bytes", "requested_bytes", "delivered_bytes",
-           "reread_bytes", "seeks_in_buffer", "seeks_discarding_buffer")
+           "reread_bytes", "seeks_in_buffer", "seeks_discarding_buffer", "written_bytes")
 
 
 def per_file(report):
@@ -295,6 +295,10 @@ def case_roundtrip_workloads(ctx):
         ["wl_writes", "fputc", os.path.join(ctx.tmp, "w.out"), "20000"],
         ["wl_writes", "wplus", os.path.join(ctx.tmp, "w.out"), "300"],
         ["wl_writes", "stdout", os.path.join(ctx.tmp, "w.out"), "3000"],
+        # The write side: every POSIX write call (WRITE_AT and WRITTEN events).
+        ["wl_posix_write", os.path.join(ctx.tmp, "w.out"), "50", "13"],
+        ["wl_ofstream_endl", "endl", os.path.join(ctx.tmp, "w.out"), "300"],
+        ["wl_ofstream_endl", "big", os.path.join(ctx.tmp, "w.out"), "300"],
     ]
     for r in runs:
         prog = os.path.join(w, r[0])
@@ -707,7 +711,8 @@ def case_check_gate(ctx):
                     demo, rc=2)
     one_line(err, "--file '/typo'")
     expect("d.dat" not in err, err)
-    # --site judges each matching site on its own figures.
+    # --site judges each matching site on its own figures: those on d.dat,
+    # and printf's on stdout (/dev/null), which wrote and read nothing.
     rep = ctx.stj("report", "--json", demo)
     sites = {(s["frames"][0].get("function"), s["frames"][0].get("line")): s
              for s in file_of(rep, "d.dat")["sites"]}

@@ -13,20 +13,25 @@ WRITES = ("write", "pwrite64", "writev", "pwritev", "pwritev2")
 SEEKS = ("lseek",)
 # Calls whose byte count is a plain argument: name -> its index from the end.
 COUNT_ARG = {"read": -1, "pread64": -2}
+WRITE_COUNT_ARG = {"write": -1, "pwrite64": -2}
+# The others give it as iovecs, printed whole only with full_arrays.
+_IOV_LEN = re.compile(r"iov_len=(\d+)")
 
 
-def command(log_path, env_for_tracee, argv):
+def command(log_path, env_for_tracee, argv, full_arrays=False):
     """The strace command line that traces argv into log_path.
 
     -f follows popen's shell and cat; -y names each fd's file the way
     /proc/self/fd does; -s 0 drops buffer contents, which keeps the log small
     and free of bytes that could look like syntax; -qq and -e signal=none leave
     only syscall lines; -E sets the environment of the tracee alone, so strace
-    itself never runs with the preload.
+    itself never runs with the preload. full_arrays: every iovec of a writev
+    (-e abbrev=none), whose lengths sum to the bytes it was handed.
     """
     env_args = [arg for name, value in env_for_tracee.items() for arg in ("-E", f"{name}={value}")]
     trace = ",".join(READS + WRITES + SEEKS)
-    return ["strace", "-f", "-y", "-qq", "-s", "0", "-e", "signal=none",
+    abbrev = ["-e", "abbrev=none"] if full_arrays else []
+    return ["strace", "-f", "-y", "-qq", "-s", "0", "-e", "signal=none", *abbrev,
             "-e", f"trace={trace}", "-o", log_path, *env_args, "--", *argv]
 
 
@@ -38,6 +43,10 @@ class FileSyscalls:
     lseek_syscalls: int = 0
     write_syscalls: int = 0
     kernel_write_bytes: int = 0
+    write_count_args: int = 0  # bytes handed to the writes that did not fail (full_arrays)
+    # Per syscall name: [calls, bytes written].
+    writes_by_name: dict = dataclasses.field(default_factory=lambda: collections.defaultdict(
+        lambda: [0, 0]))
 
 
 class LogError(Exception):
@@ -104,13 +113,20 @@ def _count(call_text, per_path, where):
     elif name in WRITES:
         counts.write_syscalls += 1
         counts.kernel_write_bytes += transferred
+        counts.writes_by_name[name][0] += 1
+        counts.writes_by_name[name][1] += transferred
+        if ret not in ("?", "-1"):
+            if name in WRITE_COUNT_ARG:
+                counts.write_count_args += int(call["args"].split(",")[WRITE_COUNT_ARG[name]])
+            else:
+                counts.write_count_args += sum(map(int, _IOV_LEN.findall(call["args"])))
     elif name in SEEKS:
         counts.lseek_syscalls += 1
     else:
         raise LogError(f"{where}: unexpected syscall {name}")
 
 
-def run(log_path, env, env_for_tracee, argv, stdin_bytes, timeout):
+def run(log_path, env, env_for_tracee, argv, stdin_bytes, timeout, full_arrays=False):
     """Run argv under strace; its CompletedProcess (stdout, stderr are the tracee's)."""
-    return subprocess.run(command(log_path, env_for_tracee, argv), env=env, input=stdin_bytes,
-                          capture_output=True, timeout=timeout)
+    return subprocess.run(command(log_path, env_for_tracee, argv, full_arrays), env=env,
+                          input=stdin_bytes, capture_output=True, timeout=timeout)

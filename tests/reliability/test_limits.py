@@ -301,7 +301,8 @@ def report_rows(ctx):
         problems.append(f"other_files {other and other['files']}, expected {n - 50} files")
     else:
         rest = full["files"][50:]
-        counted = [k for k in full["totals"] if k not in ("amplification", "calls", "by_call")]
+        counted = [k for k in full["totals"]
+                   if k not in ("amplification", "write_amplification", "calls", "by_call")]
         for key in counted:
             if other[key] != sum(f[key] for f in rest):
                 problems.append(f"other_files.{key} {other[key]}, the rest sum to "

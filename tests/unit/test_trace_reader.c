@@ -263,6 +263,67 @@ static void refuses_corrupt_chunks_and_events(void **state)
     expect_error(&t, 0, "2^63", NULL);
 }
 
+/* Writes of format 4: a WRITE_AT charged to its call at an offset, then
+ * one with every "same as before" flag; WRITTEN. */
+static void write_events(struct tb *t, unsigned major)
+{
+    tb_init(t, 1);
+    tb_hdr(t)->version_major = (uint16_t)major;
+    tb_chunk(t, 1, 0);
+    tb_file(t, 1, "/data/out");
+    tb_cell(t, 2, 1, 0);
+    tb_byte(t, ST_EV_WRITTEN);
+    tb_u(t, 100);
+    tb_byte(t, ST_EV_WRITE_AT);
+    tb_byte(t, ST_CALL_PWRITE);
+    tb_u(t, 10);
+    tb_u(t, 3);
+    tb_s(t, 4096);
+    tb_s(t, 100);
+    tb_byte(t, ST_EV_WRITE_AT | ST_EV_F1 | ST_EV_F2 | ST_EV_F3);
+    tb_u(t, 1);
+    tb_u(t, 2);
+}
+
+static void reads_writes_and_older_versions(void **state)
+{
+    (void)state;
+    struct tb t;
+    char err[ST_TRACE_ERROR_MAX] = "";
+    write_events(&t, ST_TRACE_VERSION_MAJOR);
+    struct st_trace_reader *r = open_tb(&t, err);
+    assert_non_null(r);
+    struct st_trace_event ev[8];
+    assert_int_equal(read_all(r, ev, 8, err), 5);
+    assert_int_equal(ev[2].kind, ST_EV_WRITTEN);
+    assert_true(ev[2].n == 100 && ev[2].target == 2);
+    assert_int_equal(ev[3].kind, ST_EV_WRITE_AT);
+    assert_int_equal(ev[3].call, ST_CALL_PWRITE);
+    assert_true(ev[3].offset == 4096 && ev[3].result == 100 && ev[3].dur_ns == 3);
+    assert_int_equal(ev[4].call, ST_CALL_PWRITE); /* the same call, offset and size */
+    assert_true(ev[4].offset == 4196 && ev[4].result == 100);
+    st_trace_close(r);
+    tb_free(&t);
+
+    /* A version 3 trace is read, its stdio WRITE (no call) too... */
+    tb_init(&t, 1);
+    tb_hdr(&t)->version_major = 3;
+    tb_chunk(&t, 1, 0);
+    tb_byte(&t, ST_EV_WRITE);
+    tb_u(&t, 1);
+    tb_u(&t, 1);
+    tb_s(&t, 512);
+    r = open_tb(&t, err);
+    assert_non_null(r);
+    assert_int_equal(read_all(r, ev, 8, err), 1);
+    assert_true(ev[0].kind == ST_EV_WRITE && ev[0].result == 512 && ev[0].call == -1);
+    st_trace_close(r);
+    tb_free(&t);
+    /* ...but cannot hold what version 4 introduced. */
+    write_events(&t, 3);
+    expect_error(&t, 0, "bytes handed over to be written, which version 4 introduced", NULL);
+}
+
 static void partial_traces_skip_unwritten_chunks(void **state)
 {
     (void)state;
@@ -464,6 +525,7 @@ int main(void)
         cmocka_unit_test(refuses_foreign_and_truncated_files),
         cmocka_unit_test(refuses_future_versions_and_other_byte_orders),
         cmocka_unit_test(refuses_corrupt_chunks_and_events),
+        cmocka_unit_test(reads_writes_and_older_versions),
         cmocka_unit_test(partial_traces_skip_unwritten_chunks),
         cmocka_unit_test(reads_why_recording_stopped),
         cmocka_unit_test(reads_the_footer),

@@ -117,6 +117,7 @@ static struct st_desc *new_desc(int64_t offset)
     if (d) {
         d->offset = offset;
         d->refs = 0;
+        d->append = 0;
     }
     return d;
 }
@@ -160,6 +161,13 @@ void st_fd_dup(int oldfd, int newfd)
 void st_fd_closed(int fd)
 {
     publish(fd, NULL, NULL);
+}
+
+void st_fd_set_append(int fd, int on)
+{
+    const struct st_fd *e = st_fd_get(fd);
+    if (e && e->desc)
+        __atomic_store_n(&e->desc->append, on != 0, __ATOMIC_RELAXED);
 }
 
 const struct st_fd *st_fd_get_slow(int fd)

@@ -20,6 +20,7 @@ struct st_file;
 struct st_desc {
     int64_t offset; /* -1 when unknown */
     int refs;       /* table entries that share it (fdtable.c recycles it at 0) */
+    int append;     /* O_APPEND: every write lands at the end of the file */
 };
 
 struct st_fd {
@@ -48,6 +49,9 @@ void st_fd_refresh(int fd);
 /* newfd now shares oldfd's description. */
 void st_fd_dup(int oldfd, int newfd);
 void st_fd_closed(int fd);
+/* fd's description was opened with O_APPEND, or fcntl(F_SETFL) set or
+ * cleared it (on: non-zero). */
+void st_fd_set_append(int fd, int on);
 /* The entry for fd, resolved through /proc/self/fd the first time an fd we
  * did not see opened is used. NULL for fds we cannot track. Inline when
  * the entry exists: every stdio syscall hook asks. */
@@ -99,6 +103,22 @@ static inline void st_desc_set(struct st_desc *d, int64_t offset)
 {
     if (d)
         __atomic_store_n(&d->offset, offset, __ATOMIC_RELAXED);
+}
+
+static inline int st_desc_append(const struct st_desc *d)
+{
+    return d ? __atomic_load_n(&d->append, __ATOMIC_RELAXED) : 0;
+}
+
+/* A write at the description's own offset returned n: the offset moves
+ * past the bytes written, or, with O_APPEND, to the end of the file, which
+ * seektrace does not know (asking the kernel would show in strace). */
+static inline void st_desc_wrote(struct st_desc *d, int64_t n)
+{
+    if (n > 0 && st_desc_append(d))
+        st_desc_set(d, -1);
+    else
+        st_desc_advance(d, n);
 }
 
 #endif

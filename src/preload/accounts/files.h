@@ -22,6 +22,8 @@ struct st_handler_counts {
     uint64_t read_syscalls;
     uint64_t kernel_read_bytes;
     uint64_t lseek_syscalls;
+    uint64_t write_syscalls;
+    uint64_t kernel_write_bytes;
 };
 
 struct st_file {

@@ -28,6 +28,13 @@ void st_record_fstat(struct st_tally *c, enum st_call call)
     st_record_add(&c->fstat_syscalls, cc ? &cc->fstat_syscalls : NULL, 1);
 }
 
+void st_record_write_at(struct st_file *f, struct st_tally *c, struct st_call_cost *cc,
+                        enum st_call call, int64_t offset, ssize_t result)
+{
+    st_trace_write_at(f, c, call, offset, result);
+    st_record_write_counts(c, cc, result);
+}
+
 void st_record_write(struct st_tally *c, ssize_t result)
 {
     if (!c)
@@ -69,6 +76,16 @@ void st_record_handler_read(int fd, ssize_t result)
         __atomic_fetch_add(&h->kernel_read_bytes, (uint64_t)result, __ATOMIC_RELAXED);
 }
 
+void st_record_handler_write(int fd, ssize_t result)
+{
+    struct st_handler_counts *h = handler_counts(fd);
+    if (!h)
+        return;
+    __atomic_fetch_add(&h->write_syscalls, 1, __ATOMIC_RELAXED);
+    if (result > 0)
+        __atomic_fetch_add(&h->kernel_write_bytes, (uint64_t)result, __ATOMIC_RELAXED);
+}
+
 void st_record_handler_lseek(int fd)
 {
     struct st_handler_counts *h = handler_counts(fd);
@@ -81,4 +98,7 @@ void st_record_handler_totals(const struct st_file *f, struct st_counts *sum)
     sum->read_syscalls += __atomic_load_n(&f->in_handler.read_syscalls, __ATOMIC_RELAXED);
     sum->kernel_read_bytes += __atomic_load_n(&f->in_handler.kernel_read_bytes, __ATOMIC_RELAXED);
     sum->lseek_syscalls += __atomic_load_n(&f->in_handler.lseek_syscalls, __ATOMIC_RELAXED);
+    sum->write_syscalls += __atomic_load_n(&f->in_handler.write_syscalls, __ATOMIC_RELAXED);
+    sum->kernel_write_bytes +=
+        __atomic_load_n(&f->in_handler.kernel_write_bytes, __ATOMIC_RELAXED);
 }

@@ -76,12 +76,30 @@ static inline void st_record_lseek(struct st_tally *c, enum st_call call)
     st_record_lseek_at(c, c ? st_tally_cost(c, call) : NULL);
 }
 void st_record_fstat(struct st_tally *c, enum st_call call);
+/* A write syscall of stdio's (WRITE trace event: charged to no call). */
 void st_record_write(struct st_tally *c, ssize_t result);
 /* The stdio write syscall about to be recorded (st_record_write) had
  * `cause` (enum st_flush_cause), booked on c (NULL: nowhere). */
 void st_record_flush(struct st_tally *c, int cause);
 
-/* Signal handlers. A read or lseek seen while this thread is busy in
+/* What a write-family syscall that returned `result` costs, booked on c
+ * and at cc (NULL: that kind's costs not kept). */
+static inline void st_record_write_counts(struct st_tally *c, struct st_call_cost *cc,
+                                          ssize_t result)
+{
+    st_record_add(&c->write_syscalls, cc ? &cc->write_syscalls : NULL, 1);
+    if (result > 0)
+        st_record_add(&c->kernel_write_bytes, cc ? &cc->kernel_write_bytes : NULL,
+                      (uint64_t)result);
+}
+
+/* A write-family syscall charged to `call`, at file offset `offset` (-1
+ * unknown), booked on c (not NULL) and at cc as st_record_write_counts
+ * does, and traced. f: c's file, to name it in the trace. */
+void st_record_write_at(struct st_file *f, struct st_tally *c, struct st_call_cost *cc,
+                        enum st_call call, int64_t offset, ssize_t result);
+
+/* Signal handlers. A read, write or lseek seen while this thread is busy in
  * seektrace's bookkeeping (busy without own_io: thread_state.h) is a signal
  * handler's that interrupted it. That code may be half-way through an
  * update of a cache or a registry, so the syscall is counted with atomic
@@ -95,6 +113,7 @@ static inline int st_record_in_handler(void)
     return st_self.busy && !st_self.own_io;
 }
 void st_record_handler_read(int fd, ssize_t result);
+void st_record_handler_write(int fd, ssize_t result);
 void st_record_handler_lseek(int fd);
 
 /* Adds f's handler counts to a report's totals for f. */

@@ -158,8 +158,13 @@ static struct st_stream *bind(FILE *fp, enum how how, const char *name)
     int fd = fp->_fileno;
     if (fd < 0)
         return NULL;
-    if (how == OPENED)
+    if (how == OPENED) {
         st_fd_opened(fd, name);   /* fopen: a new description at offset 0 */
+        /* "a" and "a+" open with O_APPEND; libio marks the stream so
+         * (_IO_IS_APPENDING, libio.h, stable since glibc 2.0). */
+        if (fp->_flags & 0x1000)
+            st_fd_set_append(fd, 1);
+    }
     else if (how == DISCOVERED)
         st_fd_refresh(fd);        /* opened behind our back: name it afresh */
     const struct st_fd *e = st_fd_get(fd); /* fdopen: the fd as we know it */

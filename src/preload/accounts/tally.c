@@ -38,11 +38,9 @@ struct st_call_cost *st_tally_cost_slow(struct st_tally *t, enum st_call call)
 /* to += from with st_add: `to` may be a live record other threads count on. */
 static void cost_add(struct st_call_cost *to, const struct st_call_cost *from)
 {
-    st_add(&to->calls, from->calls);
-    st_add(&to->read_syscalls, from->read_syscalls);
-    st_add(&to->kernel_read_bytes, from->kernel_read_bytes);
-    st_add(&to->lseek_syscalls, from->lseek_syscalls);
-    st_add(&to->fstat_syscalls, from->fstat_syscalls);
+#define CALL_COST_FIELD(name, k) st_add(&to->name, from->name);
+#include "call_cost_fields.def"
+#undef CALL_COST_FIELD
 }
 
 static void scalars_add(struct st_counts *sum, const struct st_tally *t)
@@ -68,8 +66,11 @@ void st_tally_total(const struct st_tally *t, struct st_counts *sum)
 
 static int cost_any(const struct st_call_cost *c)
 {
-    return (c->calls | c->read_syscalls | c->kernel_read_bytes | c->lseek_syscalls |
-            c->fstat_syscalls) != 0;
+    uint64_t any = 0;
+#define CALL_COST_FIELD(name, k) any |= c->name;
+#include "call_cost_fields.def"
+#undef CALL_COST_FIELD
+    return any != 0;
 }
 
 int st_tally_move(struct st_tally *to, struct st_tally *from)

@@ -1,14 +1,14 @@
 /* tally.h — the counts one cell (cells.h) keeps while the program runs.
  *
  * The same figures as struct st_counts, kept sparse. st_counts has a cost
- * record for every call kind (1,120 of its 1,232 bytes); a cell, the counts
+ * record for every call kind (1,792 of its 1,912 bytes); a cell, the counts
  * of one owner at one call site, almost always sees one or two kinds: the
  * call made there and, for a stream, the refills charged to it. A program
  * that opens 20,000 files has two cells a file (the open's site and the
  * read's), and full records made 85 % of what seektrace kept per file
  * (docs/benchmarks.md). So a tally keeps two cost records inline, each
  * claimed by the first kind that needs it, and takes a full array from the
- * arena only when a third kind comes: 208 bytes instead of 1,232.
+ * arena only when a third kind comes: 248 bytes instead of 1,912.
  *
  * Counters are updated with st_add (sync.h) like any others; claiming a
  * record is a compare-and-swap, so two threads counting on one cell agree

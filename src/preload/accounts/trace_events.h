@@ -43,12 +43,15 @@ void st_trace_reread_(uint64_t again);
 void st_trace_lseek_(struct st_tally *c, enum st_call call, int64_t result);
 void st_trace_fstat_(struct st_tally *c, enum st_call call);
 void st_trace_write_(struct st_tally *c, ssize_t result);
+void st_trace_write_at_(struct st_file *f, struct st_tally *c, enum st_call call, int64_t offset,
+                        ssize_t result);
 void st_trace_close_(struct st_stream *s);
 void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x,
                   int ends_call);
 void st_trace_posix_read_(struct st_tally *c, enum st_call call, uint64_t requested,
                           ssize_t result);
 void st_trace_posix_lseek_(struct st_tally *c, int64_t result);
+void st_trace_posix_write_(struct st_tally *c, enum st_call call, uint64_t handed, ssize_t result);
 
 /* Each st_trace_X(...) below is a macro: when recording is off it costs a
  * load and a branch, and its arguments are not even evaluated. */
@@ -73,10 +76,12 @@ void st_trace_posix_lseek_(struct st_tally *c, int64_t result);
 #define st_trace_lseek(...) ST_TRACE_CALL(st_trace_lseek_, __VA_ARGS__)
 #define st_trace_fstat(...) ST_TRACE_CALL(st_trace_fstat_, __VA_ARGS__)
 #define st_trace_write(...) ST_TRACE_CALL(st_trace_write_, __VA_ARGS__)
+#define st_trace_write_at(...) ST_TRACE_CALL(st_trace_write_at_, __VA_ARGS__)
 #define st_trace_close(...) ST_TRACE_CALL(st_trace_close_, __VA_ARGS__)
 #define st_trace_op(...) ST_TRACE_CALL(st_trace_op_, __VA_ARGS__)
 #define st_trace_posix_read(...) ST_TRACE_CALL(st_trace_posix_read_, __VA_ARGS__)
 #define st_trace_posix_lseek(...) ST_TRACE_CALL(st_trace_posix_lseek_, __VA_ARGS__)
+#define st_trace_posix_write(...) ST_TRACE_CALL(st_trace_posix_write_, __VA_ARGS__)
 
 /* Counting events take the counts they were booked on, `c`: a cell
  * (cells.h), which names its owner and site. NULL c: nothing was counted,
@@ -114,7 +119,12 @@ ST_TRACE_FORWARD(reread, (uint64_t again), (again))
 ST_TRACE_FORWARD(lseek, (struct st_tally *c, enum st_call call, int64_t result),
                  (c, call, result))
 ST_TRACE_FORWARD(fstat, (struct st_tally *c, enum st_call call), (c, call))
+/* A write syscall of stdio's (st_record_write), charged to no call. */
 ST_TRACE_FORWARD(write, (struct st_tally *c, ssize_t result), (c, result))
+/* st_record_write_at's arguments: a write-family syscall charged to call. */
+ST_TRACE_FORWARD(write_at, (struct st_file *f, struct st_tally *c, enum st_call call,
+                            int64_t offset, ssize_t result),
+                 (f, c, call, offset, result))
 ST_TRACE_FORWARD(close, (struct st_stream *s), (s))
 /* A stream operation (ST_OP_*, trace_format.h) for `seektrace whatif`:
  * flag is its F1; n its unsigned field (FSEEK: whence; OTHER: the call);
@@ -131,6 +141,12 @@ ST_TRACE_FORWARD(posix_read, (struct st_tally *c, enum st_call call, uint64_t re
                  (c, call, requested, result))
 /* The program's own lseek: calls["lseek"] += 1 and the syscall. */
 ST_TRACE_FORWARD(posix_lseek, (struct st_tally *c, int64_t result), (c, result))
+/* The program's own write-family call: calls += 1, and written_bytes +=
+ * handed as note_write books it (the syscall follows via
+ * st_trace_write_at). */
+ST_TRACE_FORWARD(posix_write, (struct st_tally *c, enum st_call call, uint64_t handed,
+                               ssize_t result),
+                 (c, call, handed, result))
 
 #undef ST_TRACE_FORWARD
 

@@ -97,10 +97,13 @@ int st_real_resolve(void)
 #undef STDIO
 #undef STDIO_VOID
 #define POSIX_READ(call, name, params, args, fd, req, off) STANDIN(ssize_t, name, params, args, -1)
+#define POSIX_WRITE(call, name, params, args, fd, handed, off, app)                  \
+    STANDIN(ssize_t, name, params, args, -1)
 #define POSIX_SEEK(name, ret, params, args, fd) STANDIN(ret, name, params, args, -1)
 #define POSIX_DUP(name, params, args, fd, nfd) STANDIN(int, name, params, args, -1)
 #include "wrap_posix.def"
 #undef POSIX_READ
+#undef POSIX_WRITE
 #undef POSIX_SEEK
 #undef POSIX_DUP
 /* The open family's wrappers always pass a mode (0 when the flags create
@@ -123,7 +126,7 @@ int st_real_resolve(void)
     }
 #include "wrap_open.def"
 #undef OPEN
-#define OPEN2(name, params, args, dir, path) STANDIN(int, name, params, args, -1)
+#define OPEN2(name, params, args, dir, path, flags) STANDIN(int, name, params, args, -1)
 #include "wrap_open2.def"
 #undef OPEN2
 

@@ -16,16 +16,18 @@
 #undef STDIO
 #undef STDIO_VOID
 #define POSIX_READ(call, name, params, args, fd, req, off) ST_REAL_ROW(name, ssize_t (*) params, START, STANDIN)
+#define POSIX_WRITE(call, name, params, args, fd, handed, off, app) ST_REAL_ROW(name, ssize_t (*) params, START, STANDIN)
 #define POSIX_SEEK(name, ret, params, args, fd) ST_REAL_ROW(name, ret (*) params, START, STANDIN)
 #define POSIX_DUP(name, params, args, fd, nfd) ST_REAL_ROW(name, int (*) params, START, STANDIN)
 #include "wrap_posix.def"
 #undef POSIX_READ
+#undef POSIX_WRITE
 #undef POSIX_SEEK
 #undef POSIX_DUP
 #define OPEN(name, type, params, args, dir, path, flags) ST_REAL_ROW(name, type, START, STANDIN)
 #include "wrap_open.def"
 #undef OPEN
-#define OPEN2(name, params, args, dir, path) ST_REAL_ROW(name, int (*) params, START, STANDIN)
+#define OPEN2(name, params, args, dir, path, flags) ST_REAL_ROW(name, int (*) params, START, STANDIN)
 #include "wrap_open2.def"
 #undef OPEN2
 #define HAND(name, type, when) ST_REAL_ROW(name, type, when, CHECKED)

@@ -43,7 +43,8 @@ static int recorded_anything(void)
     for (struct st_file *f = st_files_first(); f; f = f->next_all) {
         if (cells_any_activity(__atomic_load_n(&f->direct_cells, __ATOMIC_ACQUIRE)) ||
             __atomic_load_n(&f->in_handler.read_syscalls, __ATOMIC_RELAXED) ||
-            __atomic_load_n(&f->in_handler.lseek_syscalls, __ATOMIC_RELAXED))
+            __atomic_load_n(&f->in_handler.lseek_syscalls, __ATOMIC_RELAXED) ||
+            __atomic_load_n(&f->in_handler.write_syscalls, __ATOMIC_RELAXED))
             return 1;
         for (struct st_stream *s = f->streams; s; s = s->next_in_file)
             if (cells_any_activity(__atomic_load_n(&s->cells, __ATOMIC_ACQUIRE)))

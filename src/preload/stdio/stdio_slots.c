@@ -536,8 +536,7 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
     st_self.busy++; /* a handler's stdio must not meet the caches half updated */
     const struct st_fd *e = st_fd_get(fp->_fileno);
     st_record_write(write_counts(s), r);
-    if (r > 0)
-        st_desc_advance(st_fd_desc(e), r);
+    st_desc_wrote(st_fd_desc(e), r); /* O_APPEND ("a", "a+"): the end, unknown */
     st_self.busy--;
     errno = err;
     return r;

@@ -152,9 +152,10 @@ static inline uint8_t *put_call_unless_same(unsigned f, uint8_t *p, enum st_call
     return p;
 }
 
-/* offset: -1 when unknown. */
-static inline uint8_t *put_READ(struct st_tw_thread *t, uint8_t *p, enum st_call call,
-                                int64_t offset, int64_t result)
+/* READ's and WRITE_AT's flags and fields after the header byte; offset:
+ * -1 when unknown. */
+static inline uint8_t *put_transfer(struct st_tw_thread *t, uint8_t *p, uint8_t kind,
+                                    enum st_call call, int64_t offset, int64_t result)
 {
     unsigned f = 0;
     if (t->call == (uint8_t)call)
@@ -163,7 +164,7 @@ static inline uint8_t *put_READ(struct st_tw_thread *t, uint8_t *p, enum st_call
         f |= ST_EV_F2;
     if (result == t->last_size)
         f |= ST_EV_F3;
-    *p++ = ST_TW_HEADER(READ, f);
+    *p++ = (uint8_t)(kind | f);
     p = put_call_unless_same(f, p, call);
     p = put_sys_time(t, p);
     if (!(f & ST_EV_F2))
@@ -175,6 +176,21 @@ static inline uint8_t *put_READ(struct st_tw_thread *t, uint8_t *p, enum st_call
     if (offset >= 0)
         t->expected = offset + (result > 0 ? result : 0);
     return p;
+}
+
+static inline uint8_t *put_READ(struct st_tw_thread *t, uint8_t *p, enum st_call call,
+                                int64_t offset, int64_t result)
+{
+    _Static_assert(ST_TW_FLAGS_READ == (ST_EV_F1 | ST_EV_F2 | ST_EV_F3), "put_transfer's flags");
+    return put_transfer(t, p, ST_EV_READ, call, offset, result);
+}
+
+static inline uint8_t *put_WRITE_AT(struct st_tw_thread *t, uint8_t *p, enum st_call call,
+                                    int64_t offset, int64_t result)
+{
+    _Static_assert(ST_TW_FLAGS_WRITE_AT == (ST_EV_F1 | ST_EV_F2 | ST_EV_F3),
+                   "put_transfer's flags");
+    return put_transfer(t, p, ST_EV_WRITE_AT, call, offset, result);
 }
 
 /* The READ at h, just written, re-read all its bytes: it becomes a
@@ -228,6 +244,12 @@ static inline uint8_t *put_WRITE(struct st_tw_thread *t, uint8_t *p, int64_t res
     if (result > 0 && t->expected >= 0)
         t->expected += result;
     return p;
+}
+
+static inline uint8_t *put_WRITTEN(uint8_t *p, uint64_t n)
+{
+    *p++ = ST_TW_HEADER(WRITTEN, 0);
+    return st_put_u(p, n);
 }
 
 static inline uint8_t *put_DELIVER(uint8_t *p, uint64_t requested, uint64_t delivered)

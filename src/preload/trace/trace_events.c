@@ -286,6 +286,24 @@ void st_trace_write_(struct st_tally *c, ssize_t result)
     EVENT_ON_TALLY(c, put_WRITE(t, p, result));
 }
 
+void st_trace_write_at_(struct st_file *f, struct st_tally *c, enum st_call call, int64_t offset,
+                        ssize_t result)
+{
+    tw_t *t;
+    uint8_t *p = c ? begin_event(&t, c, f) : NULL;
+    if (!p)
+        return;
+    st_tw_commit(t, put_WRITE_AT(t, p, call, offset < 0 ? -1 : offset, result));
+    st_tw_leave();
+}
+
+void st_trace_posix_write_(struct st_tally *c, enum st_call call, uint64_t handed, ssize_t result)
+{
+    st_trace_count_(c, call);
+    if (result >= 0 && handed)
+        EVENT_ON_TALLY(c, put_WRITTEN(p, handed));
+}
+
 void st_trace_posix_read_(struct st_tally *c, enum st_call call, uint64_t requested,
                           ssize_t result)
 {

@@ -52,6 +52,32 @@ static void note_read(int fd, enum st_call call, uint64_t requested, int64_t off
         st_desc_advance(e->desc, r);
 }
 
+/* offset < 0: the write used (and advanced) the fd's own offset. appends:
+ * the call wrote at the end of the file (RWF_APPEND), as every write on an
+ * O_APPEND description does: where is not known. handed: what the program
+ * asked to write, booked when the call did not fail, as a read's request
+ * is. */
+static void note_write(int fd, enum st_call call, uint64_t handed, int64_t offset, int appends,
+                       ssize_t r)
+{
+    const struct st_fd *e = st_fd_get(fd);
+    struct st_tally *c = e ? st_file_direct(e->file) : NULL;
+    if (!c)
+        return;
+    struct st_desc *d = e->desc;
+    appends |= st_desc_append(d);
+    int64_t at = appends ? -1 : offset >= 0 ? offset : st_desc_offset(d);
+    struct st_call_cost *cc = st_tally_count_call(c, call);
+    if (r >= 0)
+        st_add(&c->written_bytes, handed);
+    st_trace_posix_write(c, call, handed, r);
+    st_record_write_at(e->file, c, cc, call, at, r);
+    if (offset < 0 && r > 0 && appends)
+        st_desc_set(d, -1); /* at the end of the file: unknown */
+    else if (offset < 0)
+        st_desc_advance(d, r);
+}
+
 static void note_lseek(int fd, off64_t r)
 {
     const struct st_fd *e = st_fd_get(fd);
@@ -96,6 +122,16 @@ static void note_lseek(int fd, off64_t r)
                    if (st_record_in_handler()) st_record_handler_read(fd, r));       \
         return r;                                                                    \
     }
+#define POSIX_WRITE(call, name, params, args, fd, handed, off, app)                  \
+    ST_EXPORT(ssize_t, name, params)                                                 \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        st_trace_sys_begin();                                                        \
+        ssize_t r = ST_REAL(name) args;                                             \
+        AFTER_ELSE(note_write(fd, ST_CALL_##call, handed, off, app, r),              \
+                   if (st_record_in_handler()) st_record_handler_write(fd, r));      \
+        return r;                                                                    \
+    }
 #define POSIX_SEEK(name, ret, params, args, fd)                                      \
     ST_EXPORT(ret, name, params)                                                     \
     {                                                                                \
@@ -122,14 +158,18 @@ static void note_lseek(int fd, off64_t r)
     }
 #include "wrap_posix.def"
 #undef POSIX_READ
+#undef POSIX_WRITE
 #undef POSIX_SEEK
 #undef POSIX_DUP
 
 /* dir and path: the file as the program named it, the name used when
- * /proc cannot give one (files.h); not when relative to another directory. */
-static void note_open(int fd, int dir, const char *path)
+ * /proc cannot give one (files.h); not when relative to another directory.
+ * flags: the open's. */
+static void note_open(int fd, int dir, const char *path, int flags)
 {
     st_fd_opened(fd, dir == AT_FDCWD || (path && path[0] == '/') ? path : NULL);
+    if (flags & O_APPEND)
+        st_fd_set_append(fd, 1);
     const struct st_fd *e = st_fd_get(fd);
     struct st_tally *c = e ? st_file_direct(e->file) : NULL;
     if (c)
@@ -153,19 +193,19 @@ static void note_open(int fd, int dir, const char *path)
         }                                                                            \
         int r = ST_REAL(name)(STRIP args, mode);                                    \
         if (r >= 0)                                                                  \
-            AFTER(note_open(r, dir, path));                                          \
+            AFTER(note_open(r, dir, path, flags));                                   \
         return r;                                                                    \
     }
 #include "wrap_open.def"
 #undef OPEN
 
-#define OPEN2(name, params, args, dir, path)                                         \
+#define OPEN2(name, params, args, dir, path, flags)                                  \
     ST_EXPORT(int, name, params)                                                     \
     {                                                                                \
         st_ensure_init();                                                            \
         int r = ST_REAL(name) args;                                                 \
         if (r >= 0)                                                                  \
-            AFTER(note_open(r, dir, path));                                          \
+            AFTER(note_open(r, dir, path, flags));                                   \
         return r;                                                                    \
     }
 #include "wrap_open2.def"
@@ -216,7 +256,8 @@ DIR_SEEK(seekdir, (DIR *dir, long pos), (dir, pos), pos)
 #undef DIR_SEEK
 
 /* fcntl's third argument is an int or a pointer depending on cmd; like
- * glibc's own fcntl, pass it on as a pointer-sized value. */
+ * glibc's own fcntl, pass it on as a pointer-sized value. F_SETFL may set
+ * or clear O_APPEND, which decides where writes land. */
 #define FCNTL(name)                                                                  \
     ST_EXPORT(int, name, (int fd, int cmd, ...))                                     \
     {                                                                                \
@@ -228,6 +269,8 @@ DIR_SEEK(seekdir, (DIR *dir, long pos), (dir, pos), pos)
         int r = ST_REAL(name)(fd, cmd, arg);                                        \
         if (r >= 0 && (cmd == F_DUPFD || cmd == F_DUPFD_CLOEXEC))                    \
             AFTER(st_fd_dup(fd, r));                                                 \
+        else if (r >= 0 && cmd == F_SETFL)                                           \
+            AFTER(st_fd_set_append(fd, ((int)(intptr_t)arg & O_APPEND) != 0));       \
         return r;                                                                    \
     }
 FCNTL(fcntl)
