@@ -72,6 +72,10 @@ static void stream(struct st_json *j, const struct st_report_stream *s)
         st_json_key(j, "caveat");
         st_json_string(j, s->caveat);
     }
+    if (s->folded > 1) { /* merged reports only (report-json.md) */
+        st_json_key(j, "folded");
+        st_json_u64(j, s->folded);
+    }
     counts(j, &s->counts);
     st_json_end_object(j);
 }
@@ -186,6 +190,10 @@ void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
         st_json_begin_object(&j);
         st_json_key(&j, "path");
         st_json_string(&j, f->path);
+        if (f->processes > 1) { /* merged reports only (report-json.md) */
+            st_json_key(&j, "processes");
+            st_json_u64(&j, f->processes);
+        }
         counts(&j, &f->counts);
         st_json_key(&j, "streams");
         st_json_begin_array(&j);
