@@ -1552,6 +1552,126 @@ def case_merge_many(ctx):
     expect(j["schema"] == "seektrace.sites/1" and j["sites"], f"{j}")
 
 
+def cost(c):
+    """What reports rank by (counts.h's st_counts_cost)."""
+    return max(0, c["kernel_read_bytes"] - c["delivered_bytes"]) + \
+        4096 * (c["read_syscalls"] + c["lseek_syscalls"])
+
+
+def merged_text_matches_json(out, j, nproc_of):
+    """The merged text report against the merged JSON of the same traces:
+    the same files on top in the same order (ranked by cost, cut at the
+    noise floor), the rest summed exactly on one line, the same findings,
+    folded streams and command groups. Returns the files shown."""
+    m = j["merged"]
+    files = m["files"]
+    costs = [cost(f) for f in files]
+    expect(costs == sorted(costs, reverse=True), f"JSON files not ranked by cost: {costs}")
+    floor = max(65536, (sum(costs) + cost(m.get("other_files", FIGURE_ZERO))) // 100)
+    above = [f["path"] for f in files if cost(f) >= floor][:10]
+    rows = out.split("all processes together:")[1].split("call site -> file")[0].splitlines()
+    shown = [f["path"] for f in files if any(ln.endswith("  " + f["path"]) for ln in rows)]
+    expect(shown == above and len(shown) >= 2, f"text shows {shown}, JSON's above the floor {above}")
+    small = [f for f in files if f["path"] not in shown]
+    if small:
+        reads = sum(f["read_syscalls"] for f in small)
+        head = f"  {len(small)} small file{'s' if len(small) > 1 else ''}, each under the noise floor of "
+        line = [ln for ln in out.splitlines() if ln.startswith(head)]
+        expect(len(line) == 1 and f" in {reads:,} read" in line[0], f"small files: {head}, {reads}")
+    # Findings: the first ones the JSON lists are the text's problems.
+    finds = m["findings"]
+    if not finds:
+        expect("no problem worth your time found" in out, out[-400:])
+    else:
+        probs = [ln for ln in out.splitlines() if ln.startswith(("  problem:", "  also:"))]
+        expect(len(probs) == min(4, len(finds)) and
+               all(f["path"] in p for f, p in zip(finds, probs)), f"{probs} vs {finds[:4]}")
+    # Streams alike are one row with a count, in text and JSON.
+    for f in files:
+        if f["path"] in shown:
+            for s in f["streams"][:3]:
+                n = s.get("folded", 1)
+                word = f"{n:,} streams fd {s['fd']}:" if n > 1 else f"stream fd {s['fd']}:"
+                expect(word in out, f"{f['path']}: no '{word}'")
+    # Processes by command, with counts.
+    for name, n in nproc_of.items():
+        expect(any(ln.split()[:1] == [f"{n:,}"] and ln.rstrip().endswith("  " + name)
+                   for ln in out.splitlines()), f"no command row '{n:,} ... {name}'")
+    return shown
+
+
+FIGURE_ZERO = {"kernel_read_bytes": 0, "delivered_bytes": 0, "read_syscalls": 0, "lseek_syscalls": 0}
+
+
+def case_merged_scale(ctx):
+    # Issue 23: the merged text report of many processes stays short and
+    # names what the JSON names. sqlite3 runs when installed (the issue's
+    # case: getpwuid's /etc/passwd and nsswitch.conf in every process);
+    # else id and head, which read them too.
+    n = 100
+    work = os.path.join(ctx.newdir("sqlite"), "db")
+    if shutil.which("sqlite3"):
+        subprocess.run(["sqlite3", work, "create table t(a, b)"], check=True)
+        one, name = f'sqlite3 {work} "insert into t values($i, randomblob(100))"', "sqlite3"
+    else:
+        one, name = f"id -un > /dev/null; head -c 5000 {ctx.bin} > /dev/null", "head"
+    d = os.path.join(os.path.dirname(work), "traces")
+    ctx.st("run", "-q", "--trace", d, "--", "sh", "-c", f"for i in $(seq {n}); do {one}; done")
+    j = ctx.stj("report", "--json", d)
+    out, _ = ctx.st("report", d)
+    lines = out.splitlines()
+    expect(len(lines) < 60, f"{len(lines)} lines:\n{out}")
+    shown = merged_text_matches_json(out, j, {name: n})
+    # run prints the same report (to stderr).
+    _, err = ctx.st("run", "--", "sh", "-c", f"for i in $(seq 3); do {one}; done")
+    expect(any(ln.split()[:1] == ["3"] and ln.endswith("  " + name) for ln in err.splitlines()),
+           err[:600])
+    # --full: every process, file and site; nothing summed away.
+    full, _ = ctx.st("report", "--full", d)
+    expect(all(p["argv"] and " ".join(p["argv"])[:60] in full for p in j["processes"]),
+           "--full misses a process")
+    expect(all(f"  {f['path']}" in full for f in j["merged"]["files"]), "--full misses a file")
+    expect("small file" not in full and "every call site:" in full, full[-500:])
+    nsites = sum(len(f["sites"]) for f in j["merged"]["files"])
+    expect(len(full.split("every call site:")[1].splitlines()) >= 2 * nsites, "--full's sites")
+    # 20 times the processes (2,000; 10,000 gives the same, but its JSON is
+    # 250 MB): the same report's shape, every figure scaled. The reader
+    # takes the files' sites; the report's list of every site repeats them.
+    reps = 20
+    procs = []
+    for r in range(reps):
+        for p in j["processes"]:
+            q = dict(p, pid=p["pid"] + 10_000_000 * (r + 1), ppid=p["ppid"] + 10_000_000 * (r + 1))
+            q.pop("sites")
+            procs.append(q)
+    big = os.path.join(os.path.dirname(work), "big.json")
+    with open(big, "w") as fh:
+        json.dump({"schema": "seektrace.merged/2", "processes": procs}, fh, separators=(",", ":"))
+    jb = ctx.stj("report", "--json", big)
+    outb, _ = ctx.st("report", big)
+    expect(len(outb.splitlines()) == len(lines), f"{len(outb.splitlines())} lines at {len(procs)} "
+           f"processes, {len(lines)} at {len(j['processes'])}:\n{outb}")
+    expect(merged_text_matches_json(outb, jb, {name: n * reps}) == shown, "another top at 10,000")
+    tot, totb = j["merged"]["totals"], jb["merged"]["totals"]
+    expect(all(totb[k] == reps * tot[k] for k in FIGURES), "totals at 10,000 are not exact sums")
+
+
+def case_merged_findings(ctx):
+    # A merged row's finding must have fired in one of its processes: ten
+    # dd runs of 150 reads of 100 B each sum to 1,500 small reads, which no
+    # single process made (small-direct-reads needs 1,000); one dd of 1,500
+    # reads among nine short ones does fire, on the merged figures.
+    def merged(counts):
+        script = "; ".join(f"dd if={ctx.bin} of=/dev/null bs=100 count={c} 2>/dev/null"
+                           for c in counts)
+        j, _ = run_json(ctx, "sh", "-c", script, dirname="dd")
+        (f,) = [f for f in j["merged"]["files"] if f["path"] == ctx.bin]
+        expect(f["processes"] == len(counts) and f["read_syscalls"] == sum(counts), f"{f}")
+        return [x["rule"] for x in j["merged"]["findings"] if x["path"] == ctx.bin]
+    expect(merged([150] * 10) == [], "a finding only the sum of ten processes reaches")
+    expect(merged([1500] + [10] * 9) == ["small-direct-reads"], "the one process's finding")
+
+
 # File names that are not UTF-8, one per class of Unicode §3.9 Table 3-7's
 # ill-formed sequences, and names that are but need care.
 ODD_NAMES = (
