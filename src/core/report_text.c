@@ -6,6 +6,7 @@
 
 #include "sort.h"
 #include "findings.h"
+#include "hints.h"
 #include "report_model.h"
 #include "units.h"
 
@@ -286,6 +287,18 @@ static void problems(const struct st_report *r, struct st_outbuf *o)
     }
 }
 
+/* What the figures cannot show (hints.h), a line each. */
+static void not_seen(const struct st_report *r, struct st_outbuf *o)
+{
+    struct st_hint h[4];
+    size_t n = st_find_hints(r, h, sizeof h / sizeof h[0]);
+    for (size_t i = 0; i < n; i++) {
+        st_out_str(o, "\n  not seen: ");
+        st_out_text(o, h[i].text);
+        st_out_str(o, "\n");
+    }
+}
+
 void st_report_write_text(const struct st_report *r, struct st_outbuf *o)
 {
     static const struct st_text_opts at_exit = {.max_files = TOP_FILES,
@@ -305,4 +318,5 @@ void st_report_write_text_opts(const struct st_report *r, const struct st_text_o
     if (!t->no_sites)
         top_sites(r, t->floor, o);
     problems(r, o);
+    not_seen(r, o);
 }

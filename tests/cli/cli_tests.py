@@ -1672,6 +1672,43 @@ def case_merged_findings(ctx):
     expect(merged([1500] + [10] * 9) == ["small-direct-reads"], "the one process's finding")
 
 
+PY_SEEK_READ = """
+import sys
+with open(sys.argv[1], "rb", buffering=int(sys.argv[2])) as f:
+    for i in range(500):
+        f.seek((i * 7919 * 13) % 3000000)
+        f.read(1)
+"""
+
+
+def case_hint_python(ctx):
+    # Issue 23: a script's seek + read(1) through Python's buffered io shows
+    # 1.00x, the buffer's refills; the report says what it cannot see. Its
+    # twin with buffering=0 reads one byte per read(): nothing is hidden.
+    script = os.path.join(ctx.tmp, "seek_read.py")
+    with open(script, "w") as fh:
+        fh.write(PY_SEEK_READ)
+    for buffering, fires in (("-1", True), ("0", False)):
+        traces, reports, _ = ctx.traced([sys.executable, script, ctx.bin, buffering],
+                                        name="py" + buffering)
+        (t,) = traces_in(traces)
+        j = ctx.stj("report", "--json", t)
+        f = file_of(j, data_files.BINARY_NAME)
+        expect(f["lseek_syscalls"] >= 500 and f["read_syscalls"] >= 500, f"{f['calls']}")
+        hints = [h for h in j["hints"] if h["rule"] == "python-io-buffer"]
+        text, _ = ctx.st("report", t)
+        line = [ln for ln in text.splitlines() if ln.startswith("  not seen: ")]
+        if fires:
+            size = f["requested_bytes"] // f["calls"]["read"]
+            expect(size >= 4096 and len(hints) == 1 and hints[0]["path"] == ctx.bin,
+                   f"buffered: {size} B a read, hints {j['hints']}")
+            expect(len(line) == 1 and ctx.bin in line[0] and "buffering=0" in line[0] and
+                   f"{f['calls']['read']:,} reads of" in line[0], f"{line}")
+        else:
+            expect(f["requested_bytes"] == f["calls"]["read"], f"unbuffered: {f['requested_bytes']}")
+            expect(hints == [] and line == [], f"buffering=0: {j['hints']} {line}")
+
+
 # File names that are not UTF-8, one per class of Unicode §3.9 Table 3-7's
 # ill-formed sequences, and names that are but need care.
 ODD_NAMES = (
