@@ -1381,6 +1381,16 @@ def case_export_chrome(ctx):
     expect("crasher.c" in fseeks[0]["args"].get("site", ""), f"{fseeks[0]}")
 
 
+def case_export_other_name(ctx):
+    # Issue 23: stdio work outside any interposed call (nss reading its
+    # files for id) is not a Perfetto slice named "other".
+    traces, _, _ = ctx.traced(["id", "-un"], name="id")
+    (t,) = traces_in(traces)
+    names = [e.get("name") for e in json.loads(ctx.st("export", "--format", "chrome", t)[0])
+             ["traceEvents"] if e.get("ph") == "B"]
+    expect("other" not in names and "stdio, no interposed call" in names, f"{set(names)}")
+
+
 def case_export_csv_jsonl(ctx):
     traces, reports, _ = ctx.traced([ctx.a.demo, os.path.join(ctx.tmp, "d.dat"), "--seeks", "700"])
     (t,) = traces_in(traces)
