@@ -114,7 +114,7 @@ static void rule_fseek_discards(const struct st_report_file *f,
                         c->whatif_4k_recorded_bytes == c->kernel_read_bytes;
         snprintf(x->change, sizeof x->change,
                  "use a 4 KiB buffer (about %s for the same reads, %s) or pread() "
-                 "exactly the bytes needed (%s).",
+                 "exactly the bytes needed (%s); seektrace whatif on a trace ranks every size.",
                  st_fmt_bytes(b4, sizeof b4,
                               predicted ? c->whatif_4k_kernel_read_bytes : fills * 4096),
                  predicted ? "predicted" : "estimated",

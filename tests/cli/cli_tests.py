@@ -1381,6 +1381,23 @@ def case_export_chrome(ctx):
     expect("crasher.c" in fseeks[0]["args"].get("site", ""), f"{fseeks[0]}")
 
 
+def case_advice_whatif(ctx):
+    # Issue 23: the report's 4 KiB advice and whatif's table agree on what
+    # 4 KiB reads, and the advice points at whatif for the other sizes.
+    traces, _, _ = ctx.traced([ctx.a.demo, os.path.join(ctx.tmp, "d.dat"), "--seeks", "2000",
+                               "--buffer", "131072"], name="demo128k")
+    (t,) = traces_in(traces)
+    rep = ctx.stj("report", "--json", t)
+    (x,) = [x for x in rep["findings"] if x["rule"] == "fseek-discards-buffer"]
+    expect("use a 4 KiB buffer" in x["change"] and "seektrace whatif" in x["change"], x["change"])
+    f = file_of(rep, "d.dat")
+    w = ctx.stj("whatif", "--json", "--cost", "400,150,300,0.1", t)
+    (wf,) = [g for g in w["files"] if g["path"] == f["path"]]
+    (row,) = [r for r in wf["sizes"] if r["size"] == 4096]
+    expect(row["kernel_read_bytes"] == f["whatif_4k_kernel_read_bytes"] > 0,
+           f"whatif {row['kernel_read_bytes']}, report {f['whatif_4k_kernel_read_bytes']}")
+
+
 def case_export_other_name(ctx):
     # Issue 23: stdio work outside any interposed call (nss reading its
     # files for id) is not a Perfetto slice named "other".
