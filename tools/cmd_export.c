@@ -231,9 +231,12 @@ static void chrome_event(struct ex *x, const struct st_trace_event *ev)
     case ST_EV_CALL: {
         struct about a = ev->counted ? about_cell(x, ev->target) : (struct about){NULL, -1, NULL};
         t->depth++;
+        /* "other" (stdio work outside any interposed call, as libc's own nss
+         * reading /etc/nsswitch.conf) names no call a person would look for. */
         fprintf(f, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"B\",\"ts\":%.3f,\"pid\":%ld,"
                    "\"tid\":%" PRIu32,
-                call, ev->counted ? "call" : "stdio-internal", us(x, ev->time_ns), x->pid, ev->tid);
+                ev->call == ST_CALL_OTHER ? "stdio, no interposed call" : call,
+                ev->counted ? "call" : "stdio-internal", us(x, ev->time_ns), x->pid, ev->tid);
         chrome_args_start(x, &a, NULL);
         fprintf(f, "}}");
         break;

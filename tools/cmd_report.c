@@ -31,8 +31,14 @@ static const char usage[] =
     "  --json                  JSON: seektrace.report/2 for one process,\n"
     "                          seektrace.merged/2 for several\n"
     "  --top N                 at most N rows in site and process tables and, for\n"
-    "                          several processes, the file table (text: 20 sites\n"
-    "                          and processes, 10 files by default; JSON lists all)\n"
+    "                          several processes, the file and command tables (text:\n"
+    "                          20 sites and processes, 10 files and commands by\n"
+    "                          default; JSON lists all)\n"
+    "  --full                  text, several processes: list everything: every\n"
+    "                          process, file, stream and call site (by default the\n"
+    "                          processes are grouped by command, and files and sites\n"
+    "                          costing under 1 % of the run, or 64 KiB, are summed\n"
+    "                          on one line)\n"
     "  --from-events           rebuild the accounts from the events even where the\n"
     "                          trace has a footer (a check of the trace itself)\n"
     "  --stats                 statistics of the trace files instead of a report:\n"
@@ -45,18 +51,6 @@ static const char usage[] =
     "Exit status: 0 success, 2 bad usage or an input that cannot be read (one line\n"
     "on stderr names the file, what is wrong and the byte offset; with --keep-going\n"
     "only when none can be), 3 --keep-going skipped some inputs.\n";
-
-/* One line per process, kept for the table at the end. */
-struct prow {
-    long pid, ppid;
-    char status[12];
-    char cmd[160];
-    uint64_t start;
-    int argc;
-    char **argv;
-    int depth;          /* in the process tree, for the table */
-    struct st_counts t; /* totals, by_call unused */
-};
 
 struct rctx {
     const struct report_opts *o;
@@ -140,7 +134,8 @@ static void skipped_text(const struct skipped *s)
  * to see the rest in this command's terms. */
 static struct st_text_opts text_opts(const struct report_opts *o)
 {
-    struct st_text_opts t = {o->top ? o->top : 10, "--top N shows more, --json lists all"};
+    struct st_text_opts t = {.max_files = o->top ? o->top : 10,
+                             .more_hint = "--top N shows more, --json lists all"};
     return t;
 }
 
@@ -193,25 +188,6 @@ static int on_process(struct process *p, void *vctx)
     return 0;
 }
 
-static void process_table(struct prow *rows, size_t n, size_t top)
-{
-    out_printf("  %8s %8s  %-9s %9s %11s %11s %9s %9s  %s\n", "pid", "ppid", "trace", "amplif.",
-               "kernel read", "delivered", "reads", "lseeks", "command");
-    for (size_t i = 0; i < n && i < top; i++) {
-        char a[32], b1[32], b2[32], n1[32], n2[32];
-        const struct st_counts *t = &rows[i].t;
-        out_printf("  %8ld %8ld  %-9s %9s %11s %11s %9s %9s  %*s%s\n", rows[i].pid, rows[i].ppid,
-                   rows[i].status, st_fmt_ratio(a, sizeof a, st_counts_amplification(t)),
-                   st_fmt_bytes(b1, sizeof b1, t->kernel_read_bytes),
-                   st_fmt_bytes(b2, sizeof b2, t->delivered_bytes),
-                   st_fmt_count(n1, sizeof n1, t->read_syscalls),
-                   st_fmt_count(n2, sizeof n2, t->lseek_syscalls),
-                   rows[i].depth > 8 ? 16 : 2 * rows[i].depth, "", rows[i].cmd);
-    }
-    if (n > top)
-        out_printf("  ... and %zu more processes (--top N shows more)\n", n - top);
-}
-
 /* Sites over all files, worst first. */
 struct srow {
     const struct st_report_site *site;
@@ -256,7 +232,7 @@ static void site_table(const struct st_report *m, const struct report_opts *o,
     qsort(rows, n, sizeof *rows, worse_site);
     /* Text shows the worst 20 and says how many more; JSON lists every site
      * unless --top asks for fewer. */
-    size_t top = o->top ? o->top : o->json ? n : 20;
+    size_t top = o->full ? n : o->top ? o->top : o->json ? n : 20;
     if (o->json) {
         out_printf("{\"schema\":\"seektrace.sites/1\",\"sites\":[");
         for (size_t i = 0; i < n && i < top; i++) {
@@ -549,18 +525,15 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
             out_printf(" (%zu not complete)", c.nrows - complete);
         out_printf(": %s  [capture: %s]\n", cmd, m.capture);
         skipped_text(&c.skipped);
-        process_table(c.rows, c.nrows, o->by == BY_PROCESS ? top : (size_t)-1);
-        if (o->by == BY_FILE) {
-            /* The merged accounts, in the report's own words; its first line
-             * (one process's pid and command) gives way to ours. */
-            size_t len;
-            struct st_text_opts t = text_opts(o);
-            char *s = render_report(&m, 0, &t, &len);
-            char *body = strchr(s, '\n');
-            out_printf("\n  all processes together:\n");
-            if (body)
-                out_write(body + 1, len - (size_t)(body + 1 - s));
-            free(s);
+        if (o->by == BY_PROCESS) {
+            process_table(c.rows, c.nrows, o->full ? (size_t)-1 : top);
+        } else {
+            merged_text(&m, c.rows, c.nrows, o);
+            if (o->full) {
+                struct skipped none = {0};
+                out_printf("\n  every call site:\n");
+                site_table(&m, o, &none);
+            }
         }
     }
     merged_free(c.merged);
@@ -600,6 +573,8 @@ int cmd_report(int argc, char **argv)
             o.stats = 1;
         } else if (strcmp(a, "--keep-going") == 0) {
             o.keep_going = 1;
+        } else if (strcmp(a, "--full") == 0) {
+            o.full = 1;
         } else if (opt_value("report", argc, argv, &i, "--by", &v)) {
             if (strcmp(v, "file") == 0)
                 o.by = BY_FILE;

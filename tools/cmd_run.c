@@ -48,6 +48,8 @@ static const char usage[] =
     "                     seektrace.merged/2 for several)\n"
     "  --by file|site|process  what the report lists (see seektrace report)\n"
     "  --top N            rows in site and process tables\n"
+    "  --full             list every process, file, stream and call site (see\n"
+    "                     seektrace report)\n"
     "  --check            check the run against the limits that follow (the same\n"
     "                     options as seektrace check: --max-amplification X,\n"
     "                     --max-read-syscalls N, --max-reread-bytes B, --file GLOB,\n"
@@ -266,6 +268,8 @@ static int parse_options(int argc, char **argv, struct report_opts *ro, struct c
             *output = v;
         } else if (strcmp(a, "--json") == 0) {
             ro->json = 1;
+        } else if (strcmp(a, "--full") == 0) {
+            ro->full = 1;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             *quiet = 1;
         } else if (opt_value("run", argc, argv, &i, "--by", &v)) {

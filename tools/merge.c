@@ -1,6 +1,7 @@
 /* merge.c — several processes' accounts as one report (tool.h).
  *
- * Files are summed by path; their streams are listed side by side; sites
+ * Files are summed by path; their streams are folded where alike (one row
+ * per fd, buffer and caveat, counting the streams it stands for); sites
  * are summed by (module, offset) of the site's own frame, so the same line
  * of the same program counts once whichever process ran it. Memory grows
  * with distinct files and sites, not with the number of processes. */
@@ -8,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "findings.h"
 #include "tool.h"
 
 struct msite {
@@ -20,6 +22,7 @@ struct msite {
 struct mfile {
     char *path;
     struct st_counts counts;
+    uint64_t processes, processes_with_findings;
     struct st_report_stream *streams;
     size_t nstreams, capstreams;
     struct msite *sites;
@@ -118,6 +121,35 @@ static void site_key(const struct st_report_site *s, char *buf, size_t size)
              (unsigned long long)f->offset, f->function ? f->function : "");
 }
 
+static int streams_alike(const struct st_report_stream *a, const struct st_report_stream *b)
+{
+    return a->fd == b->fd && a->buffer_size == b->buffer_size &&
+           a->requested_buffer_size == b->requested_buffer_size && a->mode == b->mode &&
+           a->origin == b->origin && !a->caveat == !b->caveat &&
+           (!a->caveat || strcmp(a->caveat, b->caveat) == 0);
+}
+
+/* Streams alike but for their counts are one row, counts summed: a file
+ * every process of a run opens the same way has one stream row, not one per
+ * process, and memory grows with the kinds of stream, not with processes. */
+static void add_stream(struct mfile *f, const struct st_report_stream *s)
+{
+    for (size_t i = 0; i < f->nstreams; i++)
+        if (streams_alike(&f->streams[i], s)) {
+            st_counts_add(&f->streams[i].counts, &s->counts);
+            f->streams[i].folded += s->folded > 1 ? s->folded : 1;
+            return;
+        }
+    if (f->nstreams == f->capstreams) {
+        f->capstreams = f->capstreams ? f->capstreams * 2 : 4;
+        f->streams = xrealloc(f->streams, f->capstreams * sizeof *f->streams);
+    }
+    struct st_report_stream *d = &f->streams[f->nstreams++];
+    *d = *s;
+    d->folded = s->folded > 1 ? s->folded : 1;
+    d->caveat = xstrdup(s->caveat); /* the process's report is freed after this */
+}
+
 void merged_add(struct merged *m, const struct st_report *r)
 {
     if (r->capture && strcmp(r->capture, "exact") != 0) {
@@ -133,13 +165,10 @@ void merged_add(struct merged *m, const struct st_report *r)
         const struct st_report_file *rf = &r->files[i];
         struct mfile *f = file_of(m, rf->path);
         st_counts_add(&f->counts, &rf->counts);
-        if (f->nstreams + rf->nstreams > f->capstreams) {
-            f->capstreams = (f->nstreams + rf->nstreams) * 2;
-            f->streams = xrealloc(f->streams, f->capstreams * sizeof *f->streams);
-        }
-        if (rf->nstreams)
-            memcpy(f->streams + f->nstreams, rf->streams, rf->nstreams * sizeof *rf->streams);
-        f->nstreams += rf->nstreams;
+        f->processes++;
+        f->processes_with_findings += st_file_has_findings(rf) != 0;
+        for (size_t k = 0; k < rf->nstreams; k++)
+            add_stream(f, &rf->streams[k]);
         for (size_t k = 0; k < rf->nsites; k++) {
             const struct st_report_site *s = &rf->sites[k];
             char key[512];
@@ -195,6 +224,8 @@ void merged_report(struct merged *m, struct st_report *out, const struct st_repo
         rf->counts = f->counts;
         rf->streams = f->streams;
         rf->nstreams = f->nstreams;
+        rf->processes = f->processes;
+        rf->processes_with_findings = f->processes_with_findings;
         rf->nsites = f->nsites;
         rf->sites = calloc(f->nsites ? f->nsites : 1, sizeof *rf->sites);
         if (!rf->sites)
@@ -217,6 +248,8 @@ void merged_free(struct merged *m)
     for (size_t i = 0; i < m->n; i++) {
         struct mfile *f = &m->files[i];
         free(f->path);
+        for (size_t k = 0; k < f->nstreams; k++)
+            free((char *)f->streams[k].caveat);
         free(f->streams);
         for (size_t k = 0; k < f->nsites; k++) {
             for (int z = 0; z < f->sites[k].nframes; z++) {

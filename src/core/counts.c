@@ -53,6 +53,12 @@ uint64_t st_counts_wasted_bytes(const struct st_counts *c)
                : 0;
 }
 
+uint64_t st_counts_cost(const struct st_counts *c)
+{
+    return st_counts_wasted_bytes(c) +
+           (c->read_syscalls + c->lseek_syscalls + c->write_syscalls) * (uint64_t)ST_SYSCALL_COST_BYTES;
+}
+
 int st_counts_any(const struct st_counts *c)
 {
     if (c->read_syscalls || c->lseek_syscalls || c->write_syscalls ||

@@ -9,10 +9,6 @@
 
 #include "units.h"
 
-/* A syscall costs about as much as copying 4 KiB from the page cache
- * (roughly 1 µs each on current x86): used only to rank findings. */
-#define SYSCALL_COST_BYTES 4096u
-
 /* Below these a pattern is not worth a user's time. */
 #define MIN_CALLS 100u
 #define MIN_WASTE (1u << 20)
@@ -123,7 +119,7 @@ static void rule_fseek_discards(const struct st_report_file *f,
                         c->whatif_4k_recorded_bytes == c->kernel_read_bytes;
         snprintf(x->change, sizeof x->change,
                  "use a 4 KiB buffer (about %s for the same reads, %s) or pread() "
-                 "exactly the bytes needed (%s).",
+                 "exactly the bytes needed (%s); seektrace whatif on a trace ranks every size.",
                  st_fmt_bytes(b4, sizeof b4,
                               predicted ? c->whatif_4k_kernel_read_bytes : fills * 4096),
                  predicted ? "predicted" : "estimated",
@@ -144,7 +140,7 @@ static void rule_resync_lseek(const struct st_report_file *f,
     if (c->seeks_in_buffer < 10 * MIN_CALLS || c->resync_lseeks < c->seeks_in_buffer / 2)
         return;
     struct st_finding *x = next(out, n, max, "fseek-resync-lseek", f,
-                                c->resync_lseeks * SYSCALL_COST_BYTES, resyncs);
+                                c->resync_lseeks * ST_SYSCALL_COST_BYTES, resyncs);
     if (!x)
         return;
     char n1[32], n2[32];
@@ -171,7 +167,7 @@ static void rule_small_reads(const struct st_report_file *f,
     uint64_t posix = c->by_call[ST_CALL_READ].read_syscalls + c->by_call[ST_CALL_PREAD].read_syscalls;
     int direct = posix * 2 > c->read_syscalls;
     struct st_finding *x = next(out, n, max, direct ? "small-direct-reads" : "small-buffer-reads",
-                                f, c->read_syscalls * SYSCALL_COST_BYTES, reads);
+                                f, c->read_syscalls * ST_SYSCALL_COST_BYTES, reads);
     if (!x)
         return;
     char n1[32], b1[32], b2[32];
@@ -219,7 +215,7 @@ static void rule_ftell_lseek(const struct st_report_file *f,
                       c->by_call[ST_CALL_FGETPOS].lseek_syscalls;
     if (lseeks < 10 * MIN_CALLS)
         return;
-    struct st_finding *x = next(out, n, max, "ftell-lseek", f, lseeks * SYSCALL_COST_BYTES,
+    struct st_finding *x = next(out, n, max, "ftell-lseek", f, lseeks * ST_SYSCALL_COST_BYTES,
                                 tell_lseeks);
     if (!x)
         return;
@@ -321,9 +317,13 @@ int st_file_has_findings(const struct st_report_file *f)
 size_t st_find_problems(const struct st_report *r, struct st_finding *out, size_t max)
 {
     size_t n = 0;
-    for (size_t i = 0; i < r->nfiles; i++)
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct st_report_file *f = &r->files[i];
+        if (f->processes > 1 && !f->processes_with_findings)
+            continue; /* a sum of many processes, none of which had a problem */
         for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++)
-            rules[k](&r->files[i], out, &n, max);
+            rules[k](f, out, &n, max);
+    }
     st_sort(out, n, sizeof *out, costlier_first);
     return n;
 }

@@ -1,5 +1,6 @@
 /* report_json.c — the report as schema seektrace.report/2 (docs/report-json.md). */
 #include "findings.h"
+#include "hints.h"
 #include "json_out.h"
 #include "report_model.h"
 
@@ -76,6 +77,10 @@ static void stream(struct st_json *j, const struct st_report_stream *s)
     if (s->caveat) {
         st_json_key(j, "caveat");
         st_json_string(j, s->caveat);
+    }
+    if (s->folded > 1) { /* merged reports only (report-json.md) */
+        st_json_key(j, "folded");
+        st_json_u64(j, s->folded);
     }
     counts(j, &s->counts);
     st_json_end_object(j);
@@ -154,6 +159,26 @@ static void findings(struct st_json *j, const struct st_report *r)
     st_json_end_array(j);
 }
 
+/* What the figures cannot show (hints.h): always present, often empty. */
+static void hints(struct st_json *j, const struct st_report *r)
+{
+    struct st_hint h[4];
+    size_t n = st_find_hints(r, h, sizeof h / sizeof h[0]);
+    st_json_key(j, "hints");
+    st_json_begin_array(j);
+    for (size_t i = 0; i < n; i++) {
+        st_json_begin_object(j);
+        st_json_key(j, "rule");
+        st_json_string(j, h[i].rule);
+        st_json_key(j, "path");
+        st_json_string(j, h[i].file->path);
+        st_json_key(j, "text");
+        st_json_string(j, h[i].text);
+        st_json_end_object(j);
+    }
+    st_json_end_array(j);
+}
+
 void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
 {
     struct st_json j;
@@ -191,6 +216,10 @@ void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
         st_json_begin_object(&j);
         st_json_key(&j, "path");
         st_json_string(&j, f->path);
+        if (f->processes > 1) { /* merged reports only (report-json.md) */
+            st_json_key(&j, "processes");
+            st_json_u64(&j, f->processes);
+        }
         counts(&j, &f->counts);
         st_json_key(&j, "streams");
         st_json_begin_array(&j);
@@ -224,6 +253,7 @@ void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
             site(&j, &r->files[i].sites[k], r->files[i].path);
     st_json_end_array(&j);
     findings(&j, r);
+    hints(&j, r);
     st_json_end_object(&j);
     st_out_str(o, "\n");
 }

@@ -28,7 +28,7 @@ const char *st_buf_origin_name(enum st_buf_origin o)
 struct st_rank st_report_rank_file(const struct st_report_file *f)
 {
     const struct st_counts *c = &f->counts;
-    return (struct st_rank){.a = st_counts_wasted_bytes(c),
+    return (struct st_rank){.a = st_counts_cost(c),
                             .b = c->read_syscalls + c->lseek_syscalls + c->write_syscalls,
                             .name = f->path,
                             .item = f};
@@ -37,7 +37,7 @@ struct st_rank st_report_rank_file(const struct st_report_file *f)
 struct st_rank st_report_rank_site(const struct st_report_site *s)
 {
     const struct st_counts *c = &s->counts;
-    return (struct st_rank){.a = st_counts_wasted_bytes(c),
+    return (struct st_rank){.a = st_counts_cost(c),
                             .b = c->read_syscalls + c->lseek_syscalls + c->write_syscalls,
                             .c = UINT64_MAX - (s->nframes ? s->frames[0].offset : 0),
                             .item = s};
@@ -47,7 +47,7 @@ struct st_rank st_report_rank_pair(const struct st_report_file *f, const struct 
                                    size_t k)
 {
     struct st_rank site = st_report_rank_site(s), file = st_report_rank_file(f);
-    return (struct st_rank){.a = site.a + site.b,
+    return (struct st_rank){.a = site.a,
                             .b = file.a,
                             .c = file.b,
                             .name = f->path,

@@ -30,6 +30,10 @@ struct st_report_stream {
     enum st_buf_origin origin;
     const char *caveat; /* what the figures of this stream miss, or NULL */
     struct st_counts counts;
+    /* Merged reports fold streams alike in all but their counts (same fd,
+     * buffer and caveat) into one row: how many it stands for, counts
+     * summed. 0 or 1: one stream. */
+    uint64_t folded;
 };
 
 /* One frame of a call site, symbolized (any field may be missing). */
@@ -57,6 +61,12 @@ struct st_report_file {
     struct st_report_site *sites; /* worst first; none when attribution is off */
     size_t nsites;
     struct st_rank rank; /* st_report_rank_file, set by st_report_finish (item unused) */
+    /* Merged reports: how many processes' rows this one sums, and on how
+     * many of those alone a finding rule fires (st_file_has_findings). A
+     * row of several processes gets findings only when one of them had
+     * some: a thousand processes that each read /etc/passwd once are not a
+     * pattern to fix. 0: one process's own row. */
+    uint64_t processes, processes_with_findings;
 };
 
 struct st_report {
@@ -84,14 +94,14 @@ struct st_report {
 #define ST_REPORT_TEXT_FINDINGS 16
 #define ST_REPORT_JSON_FINDINGS 64
 
-/* The order of files: most wasted kernel bytes, then most read, lseek and
+/* The order of files: highest cost (st_counts_cost: wasted kernel bytes
+ * plus 4 KiB per read, lseek and write syscall), then most read, lseek and
  * write syscalls, then by path. Computed once per row. */
 struct st_rank st_report_rank_file(const struct st_report_file *f);
 /* The order of a file's sites: the same figures, then the site's offset. */
 struct st_rank st_report_rank_site(const struct st_report_site *s);
-/* How the text report picks its (file, site) pairs: wasted bytes plus
- * syscalls at the site, then the file's order, then the site's place in
- * its file (k). Computed from the counts: reports read from a trace's
+/* How the text report picks its (file, site) pairs: the site's cost, then
+ * the file's order, then the site's place in its file (k). Computed from the counts: reports read from a trace's
  * footer have no ranks set. */
 struct st_rank st_report_rank_pair(const struct st_report_file *f, const struct st_report_site *s,
                                    size_t k);
@@ -99,9 +109,8 @@ struct st_rank st_report_rank_pair(const struct st_report_file *f, const struct 
 const char *st_buf_mode_name(enum st_buf_mode m);
 const char *st_buf_origin_name(enum st_buf_origin o);
 
-/* Ranks and sorts files and each file's sites worst first (most wasted
- * kernel bytes, then most syscalls) and recomputes totals from them and
- * `other`. */
+/* Ranks and sorts files and each file's sites worst first (highest cost,
+ * then most syscalls) and recomputes totals from them and `other`. */
 void st_report_finish(struct st_report *r);
 
 /* "main (demo.c:96)", "parse+0x1c (libfoo.so)", or "unknown site". */
@@ -115,6 +124,14 @@ void st_report_write_text(const struct st_report *r, struct st_outbuf *out);
 struct st_text_opts {
     size_t max_files;
     const char *more_hint;
+    /* For merged reports, which sum many processes (0 for the at-exit
+     * report): files and sites whose cost (st_counts_cost) is under floor
+     * get no row, the files are counted and summed exactly on one line;
+     * at most max_streams stream rows per file (0: all), the rest counted;
+     * no_sites leaves the site table out (the caller prints its own). */
+    uint64_t floor;
+    size_t max_streams;
+    int no_sites;
 };
 void st_report_write_text_opts(const struct st_report *r, const struct st_text_opts *t,
                                struct st_outbuf *out);

@@ -6,6 +6,7 @@
 
 #include "sort.h"
 #include "findings.h"
+#include "hints.h"
 #include "report_model.h"
 #include "units.h"
 
@@ -99,7 +100,10 @@ static void call_line(const struct st_counts *c, struct st_outbuf *o)
 static void stream_line(const struct st_report_stream *s, struct st_outbuf *o)
 {
     char b1[32], b2[32], n1[32], n2[32];
-    st_out_printf(o, "      stream fd %d: ", s->fd);
+    if (s->folded > 1)
+        st_out_printf(o, "      %s streams fd %d: ", st_fmt_count(n1, sizeof n1, s->folded), s->fd);
+    else
+        st_out_printf(o, "      stream fd %d: ", s->fd);
     if (s->buffer_size)
         st_out_printf(o, "%s %s buffer", st_fmt_bytes(b1, sizeof b1, s->buffer_size),
                       st_buf_origin_name(s->origin));
@@ -159,6 +163,36 @@ static void write_columns(const struct st_counts *c, struct st_outbuf *o)
                   st_fmt_ratio(a, sizeof a, st_counts_write_amplification(c)));
 }
 
+/* The files a merged report gives no row, summed exactly: those under the
+ * noise floor on one line, those the table had no room for on another. */
+static void small_files(const struct st_report *r, const struct st_text_opts *t, size_t shown,
+                        struct st_outbuf *o)
+{
+    struct st_counts small = r->other;
+    size_t nsmall = r->nfiles_other, ncut = 0;
+    for (size_t i = shown; i < r->nfiles; i++) {
+        if (st_counts_cost(&r->files[i].counts) >= t->floor) {
+            ncut++;
+            continue;
+        }
+        st_counts_add(&small, &r->files[i].counts);
+        nsmall++;
+    }
+    char b1[32], b2[32], b3[32], n1[32], n2[32];
+    if (ncut)
+        st_out_printf(o, "  ... and %zu more file%s above the noise floor (%s)\n", ncut,
+                      plural(ncut), t->more_hint);
+    if (!nsmall)
+        return;
+    st_out_printf(o, "  %zu small file%s, each under the noise floor of %s: %s read in %s read%s "
+                     "(%s lseek%s) to deliver %s (%s)\n",
+                  nsmall, plural(nsmall), st_fmt_bytes(b1, sizeof b1, t->floor),
+                  st_fmt_bytes(b2, sizeof b2, small.kernel_read_bytes),
+                  st_fmt_count(n1, sizeof n1, small.read_syscalls), plural(small.read_syscalls),
+                  st_fmt_count(n2, sizeof n2, small.lseek_syscalls), plural(small.lseek_syscalls),
+                  st_fmt_bytes(b3, sizeof b3, small.delivered_bytes), t->more_hint);
+}
+
 static void file_table(const struct st_report *r, const struct st_text_opts *t,
                        struct st_outbuf *o)
 {
@@ -177,6 +211,8 @@ static void file_table(const struct st_report *r, const struct st_text_opts *t,
     for (size_t i = 0; i < r->nfiles && shown < t->max_files; i++) {
         const struct st_report_file *f = &r->files[i];
         const struct st_counts *c = &f->counts;
+        if (st_counts_cost(c) < t->floor)
+            break; /* files are sorted by cost: the rest are below too */
         char a[32], b1[32], b2[32], b3[32], n1[32], n2[32];
         st_out_printf(o, "  %10s %11s %11s %10s %10s %11s  ",
                       st_fmt_ratio(a, sizeof a, st_counts_amplification(c)),
@@ -189,8 +225,11 @@ static void file_table(const struct st_report *r, const struct st_text_opts *t,
             write_columns(c, o);
         st_out_text(o, f->path);
         st_out_str(o, "\n");
-        for (size_t k = 0; k < f->nstreams; k++)
+        for (size_t k = 0; k < f->nstreams && (!t->max_streams || k < t->max_streams); k++)
             stream_line(&f->streams[k], o);
+        if (t->max_streams && f->nstreams > t->max_streams)
+            st_out_printf(o, "      ... and %zu more stream%s (%s)\n", f->nstreams - t->max_streams,
+                          plural(f->nstreams - t->max_streams), t->more_hint);
         whatif_line(c, o);
         if (f->nstreams == 0 || posix_calls(c)) {
             st_out_str(o, "      calls: ");
@@ -199,8 +238,10 @@ static void file_table(const struct st_report *r, const struct st_text_opts *t,
         }
         shown++;
     }
+    if (t->floor)
+        small_files(r, t, shown, o);
     size_t more = r->nfiles + r->nfiles_other - shown;
-    if (more) {
+    if (more && !t->floor) {
         st_out_printf(o, "  ... and %zu more file%s (", more, plural(more));
         /* The at-exit JSON report may list only the worst (report-json.md). */
         st_out_text(o, r->json_rows_bounded
@@ -211,9 +252,8 @@ static void file_table(const struct st_report *r, const struct st_text_opts *t,
     }
 }
 
-/* The sites worth showing: every (file, site) pair, worst first: wasted
- * bytes plus syscalls at the site (st_report_rank_pair's first key),
- * computed once per pair. */
+/* The sites worth showing: every (file, site) pair, worst first: the
+ * site's cost (st_report_rank_pair's first key), computed once per pair. */
 struct ranked_site {
     uint64_t score;
     const struct st_report_file *file;
@@ -227,7 +267,7 @@ static int worse_first(const void *pa, const void *pb)
     return a == b ? 0 : a > b ? -1 : 1;
 }
 
-static void top_sites(const struct st_report *r, struct st_outbuf *o)
+static void top_sites(const struct st_report *r, uint64_t floor, struct st_outbuf *o)
 {
     struct ranked_site top[TOP_SITES];
     size_t n = 0;
@@ -239,6 +279,8 @@ static void top_sites(const struct st_report *r, struct st_outbuf *o)
             if (!f->sites[k].nframes || !(sc->read_syscalls || sc->lseek_syscalls))
                 continue;
             struct ranked_site c = {st_report_rank_pair(f, &f->sites[k], k).a, f, &f->sites[k]};
+            if (c.score < floor)
+                continue;
             if (n < TOP_SITES) {
                 top[n++] = c;
             } else {
@@ -302,9 +344,22 @@ static void problems(const struct st_report *r, struct st_outbuf *o)
     }
 }
 
+/* What the figures cannot show (hints.h), a line each. */
+static void not_seen(const struct st_report *r, struct st_outbuf *o)
+{
+    struct st_hint h[4];
+    size_t n = st_find_hints(r, h, sizeof h / sizeof h[0]);
+    for (size_t i = 0; i < n; i++) {
+        st_out_str(o, "\n  not seen: ");
+        st_out_text(o, h[i].text);
+        st_out_str(o, "\n");
+    }
+}
+
 void st_report_write_text(const struct st_report *r, struct st_outbuf *o)
 {
-    static const struct st_text_opts at_exit = {TOP_FILES, "SEEKTRACE_FORMAT=json lists all"};
+    static const struct st_text_opts at_exit = {.max_files = TOP_FILES,
+                                                .more_hint = "SEEKTRACE_FORMAT=json lists all"};
     st_report_write_text_opts(r, &at_exit, o);
 }
 
@@ -317,6 +372,8 @@ void st_report_write_text_opts(const struct st_report *r, const struct st_text_o
         return;
     }
     file_table(r, t, o);
-    top_sites(r, o);
+    if (!t->no_sites)
+        top_sites(r, t->floor, o);
     problems(r, o);
+    not_seen(r, o);
 }

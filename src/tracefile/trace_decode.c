@@ -314,18 +314,11 @@ static int decode_SEEK(struct dec *d)
     return d->ev->kept ? get_u(d, &d->ev->resync) : 0;
 }
 
-static int decode_WRITTEN(struct dec *d)
-{
-    if (d->s->info->version_major < 4)
-        return bad(d, "bytes handed over to be written, which version 4 introduced");
-    return get_u(d, &d->ev->n);
-}
-
 static int decode_FLUSH(struct dec *d)
 {
     unsigned cause;
-    if (d->s->info->version_major < 4)
-        return bad(d, "a flush, which version 4 introduced");
+    if (since_version(d, 4, "a flush, which version 4 introduced") != 0)
+        return -1;
     if (get_byte(d, &cause) != 0)
         return -1;
     if (cause >= ST_FLUSH_COUNT)

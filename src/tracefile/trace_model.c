@@ -429,14 +429,6 @@ static int apply_SEEK(struct st_trace_model *m, const struct st_trace_event *ev,
     return 0;
 }
 
-static int apply_WRITTEN(struct st_trace_model *m, const struct st_trace_event *ev, int call)
-{
-    struct st_counts *c = cell_counts(m, ev->target);
-    if (c)
-        c->written_bytes += ev->n;
-    return 0;
-}
-
 static int apply_FLUSH(struct st_trace_model *m, const struct st_trace_event *ev, int call)
 {
     struct st_counts *c = cell_counts(m, ev->target);

@@ -1399,6 +1399,33 @@ def case_export_chrome(ctx):
     expect("crasher.c" in fseeks[0]["args"].get("site", ""), f"{fseeks[0]}")
 
 
+def case_advice_whatif(ctx):
+    # Issue 23: the report's 4 KiB advice and whatif's table agree on what
+    # 4 KiB reads, and the advice points at whatif for the other sizes.
+    traces, _, _ = ctx.traced([ctx.a.demo, os.path.join(ctx.tmp, "d.dat"), "--seeks", "2000",
+                               "--buffer", "131072"], name="demo128k")
+    (t,) = traces_in(traces)
+    rep = ctx.stj("report", "--json", t)
+    (x,) = [x for x in rep["findings"] if x["rule"] == "fseek-discards-buffer"]
+    expect("use a 4 KiB buffer" in x["change"] and "seektrace whatif" in x["change"], x["change"])
+    f = file_of(rep, "d.dat")
+    w = ctx.stj("whatif", "--json", "--cost", "400,150,300,0.1", t)
+    (wf,) = [g for g in w["files"] if g["path"] == f["path"]]
+    (row,) = [r for r in wf["sizes"] if r["size"] == 4096]
+    expect(row["kernel_read_bytes"] == f["whatif_4k_kernel_read_bytes"] > 0,
+           f"whatif {row['kernel_read_bytes']}, report {f['whatif_4k_kernel_read_bytes']}")
+
+
+def case_export_other_name(ctx):
+    # Issue 23: stdio work outside any interposed call (nss reading its
+    # files for id) is not a Perfetto slice named "other".
+    traces, _, _ = ctx.traced(["id", "-un"], name="id")
+    (t,) = traces_in(traces)
+    names = [e.get("name") for e in json.loads(ctx.st("export", "--format", "chrome", t)[0])
+             ["traceEvents"] if e.get("ph") == "B"]
+    expect("other" not in names and "stdio, no interposed call" in names, f"{set(names)}")
+
+
 def case_export_csv_jsonl(ctx):
     traces, reports, _ = ctx.traced([ctx.a.demo, os.path.join(ctx.tmp, "d.dat"), "--seeks", "700"])
     (t,) = traces_in(traces)
@@ -1568,6 +1595,164 @@ def case_merge_many(ctx):
     expect("head" in out, out)
     j = ctx.stj("report", "--by", "site", "--json", d)
     expect(j["schema"] == "seektrace.sites/1" and j["sites"], f"{j}")
+
+
+def cost(c):
+    """What reports rank by (counts.h's st_counts_cost)."""
+    return max(0, c["kernel_read_bytes"] - c["delivered_bytes"]) + \
+        4096 * (c["read_syscalls"] + c["lseek_syscalls"] + c["write_syscalls"])
+
+
+def merged_text_matches_json(out, j, nproc_of):
+    """The merged text report against the merged JSON of the same traces:
+    the same files on top in the same order (ranked by cost, cut at the
+    noise floor), the rest summed exactly on one line, the same findings,
+    folded streams and command groups. Returns the files shown."""
+    m = j["merged"]
+    files = m["files"]
+    costs = [cost(f) for f in files]
+    expect(costs == sorted(costs, reverse=True), f"JSON files not ranked by cost: {costs}")
+    floor = max(65536, (sum(costs) + cost(m.get("other_files", FIGURE_ZERO))) // 100)
+    above = [f["path"] for f in files if cost(f) >= floor][:10]
+    rows = out.split("all processes together:")[1].split("call site -> file")[0].splitlines()
+    shown = [f["path"] for f in files if any(ln.endswith("  " + f["path"]) for ln in rows)]
+    expect(shown == above and len(shown) >= 2, f"text shows {shown}, JSON's above the floor {above}")
+    small = [f for f in files if f["path"] not in shown]
+    if small:
+        reads = sum(f["read_syscalls"] for f in small)
+        head = f"  {len(small)} small file{'s' if len(small) > 1 else ''}, each under the noise floor of "
+        line = [ln for ln in out.splitlines() if ln.startswith(head)]
+        expect(len(line) == 1 and f" in {reads:,} read" in line[0], f"small files: {head}, {reads}")
+    # Findings: the first ones the JSON lists are the text's problems.
+    finds = m["findings"]
+    if not finds:
+        expect("no problem worth your time found" in out, out[-400:])
+    else:
+        probs = [ln for ln in out.splitlines() if ln.startswith(("  problem:", "  also:"))]
+        expect(len(probs) == min(4, len(finds)) and
+               all(f["path"] in p for f, p in zip(finds, probs)), f"{probs} vs {finds[:4]}")
+    # Streams alike are one row with a count, in text and JSON.
+    for f in files:
+        if f["path"] in shown:
+            for s in f["streams"][:3]:
+                n = s.get("folded", 1)
+                word = f"{n:,} streams fd {s['fd']}:" if n > 1 else f"stream fd {s['fd']}:"
+                expect(word in out, f"{f['path']}: no '{word}'")
+    # Processes by command, with counts.
+    for name, n in nproc_of.items():
+        expect(any(ln.split()[:1] == [f"{n:,}"] and ln.rstrip().endswith("  " + name)
+                   for ln in out.splitlines()), f"no command row '{n:,} ... {name}'")
+    return shown
+
+
+FIGURE_ZERO = {"kernel_read_bytes": 0, "delivered_bytes": 0, "read_syscalls": 0, "lseek_syscalls": 0,
+               "write_syscalls": 0}
+
+
+def case_merged_scale(ctx):
+    # Issue 23: the merged text report of many processes stays short and
+    # names what the JSON names. sqlite3 runs when installed (the issue's
+    # case: getpwuid's /etc/passwd and nsswitch.conf in every process);
+    # else id and head, which read them too.
+    n = 100
+    work = os.path.join(ctx.newdir("sqlite"), "db")
+    if shutil.which("sqlite3"):
+        subprocess.run(["sqlite3", work, "create table t(a, b)"], check=True)
+        one, name = f'sqlite3 {work} "insert into t values($i, randomblob(100))"', "sqlite3"
+    else:
+        one, name = f"id -un > /dev/null; head -c 5000 {ctx.bin} > /dev/null", "head"
+    d = os.path.join(os.path.dirname(work), "traces")
+    ctx.st("run", "-q", "--trace", d, "--", "sh", "-c", f"for i in $(seq {n}); do {one}; done")
+    j = ctx.stj("report", "--json", d)
+    out, _ = ctx.st("report", d)
+    lines = out.splitlines()
+    expect(len(lines) < 60, f"{len(lines)} lines:\n{out}")
+    shown = merged_text_matches_json(out, j, {name: n})
+    # run prints the same report (to stderr).
+    _, err = ctx.st("run", "--", "sh", "-c", f"for i in $(seq 3); do {one}; done")
+    expect(any(ln.split()[:1] == ["3"] and ln.endswith("  " + name) for ln in err.splitlines()),
+           err[:600])
+    # --full: every process, file and site; nothing summed away.
+    full, _ = ctx.st("report", "--full", d)
+    expect(all(p["argv"] and " ".join(p["argv"])[:60] in full for p in j["processes"]),
+           "--full misses a process")
+    expect(all(f"  {f['path']}" in full for f in j["merged"]["files"]), "--full misses a file")
+    expect("small file" not in full and "every call site:" in full, full[-500:])
+    nsites = sum(len(f["sites"]) for f in j["merged"]["files"])
+    expect(len(full.split("every call site:")[1].splitlines()) >= 2 * nsites, "--full's sites")
+    # 20 times the processes (2,000; 10,000 gives the same, but its JSON is
+    # 250 MB): the same report's shape, every figure scaled. The reader
+    # takes the files' sites; the report's list of every site repeats them.
+    reps = 20
+    procs = []
+    for r in range(reps):
+        for p in j["processes"]:
+            q = dict(p, pid=p["pid"] + 10_000_000 * (r + 1), ppid=p["ppid"] + 10_000_000 * (r + 1))
+            q.pop("sites")
+            procs.append(q)
+    big = os.path.join(os.path.dirname(work), "big.json")
+    with open(big, "w") as fh:
+        json.dump({"schema": "seektrace.merged/2", "processes": procs}, fh, separators=(",", ":"))
+    jb = ctx.stj("report", "--json", big)
+    outb, _ = ctx.st("report", big)
+    expect(len(outb.splitlines()) == len(lines), f"{len(outb.splitlines())} lines at {len(procs)} "
+           f"processes, {len(lines)} at {len(j['processes'])}:\n{outb}")
+    expect(merged_text_matches_json(outb, jb, {name: n * reps}) == shown, "another top at 10,000")
+    tot, totb = j["merged"]["totals"], jb["merged"]["totals"]
+    expect(all(totb[k] == reps * tot[k] for k in FIGURES), "totals at 10,000 are not exact sums")
+
+
+def case_merged_findings(ctx):
+    # A merged row's finding must have fired in one of its processes: ten
+    # dd runs of 150 reads of 100 B each sum to 1,500 small reads, which no
+    # single process made (small-direct-reads needs 1,000); one dd of 1,500
+    # reads among nine short ones does fire, on the merged figures.
+    def merged(counts):
+        script = "; ".join(f"dd if={ctx.bin} of=/dev/null bs=100 count={c} 2>/dev/null"
+                           for c in counts)
+        j, _ = run_json(ctx, "sh", "-c", script, dirname="dd")
+        (f,) = [f for f in j["merged"]["files"] if f["path"] == ctx.bin]
+        expect(f["processes"] == len(counts) and f["read_syscalls"] == sum(counts), f"{f}")
+        return [x["rule"] for x in j["merged"]["findings"] if x["path"] == ctx.bin]
+    expect(merged([150] * 10) == [], "a finding only the sum of ten processes reaches")
+    expect(merged([1500] + [10] * 9) == ["small-direct-reads"], "the one process's finding")
+
+
+PY_SEEK_READ = """
+import sys
+with open(sys.argv[1], "rb", buffering=int(sys.argv[2])) as f:
+    for i in range(500):
+        f.seek((i * 7919 * 13) % 3000000)
+        f.read(1)
+"""
+
+
+def case_hint_python(ctx):
+    # Issue 23: a script's seek + read(1) through Python's buffered io shows
+    # 1.00x, the buffer's refills; the report says what it cannot see. Its
+    # twin with buffering=0 reads one byte per read(): nothing is hidden.
+    script = os.path.join(ctx.tmp, "seek_read.py")
+    with open(script, "w") as fh:
+        fh.write(PY_SEEK_READ)
+    for buffering, fires in (("-1", True), ("0", False)):
+        traces, reports, _ = ctx.traced([sys.executable, script, ctx.bin, buffering],
+                                        name="py" + buffering)
+        (t,) = traces_in(traces)
+        j = ctx.stj("report", "--json", t)
+        f = file_of(j, data_files.BINARY_NAME)
+        expect(f["lseek_syscalls"] >= 500 and f["read_syscalls"] >= 500, f"{f['calls']}")
+        hints = [h for h in j["hints"] if h["rule"] == "python-io-buffer"]
+        text, _ = ctx.st("report", t)
+        line = [ln for ln in text.splitlines() if ln.startswith("  not seen: ")]
+        if fires:
+            size = f["requested_bytes"] // f["calls"]["read"]
+            expect(size >= 4096 and len(hints) == 1 and hints[0]["path"] == ctx.bin,
+                   f"buffered: {size} B a read, hints {j['hints']}")
+            expect(len(line) == 1 and ctx.bin in line[0] and "buffering=0" in line[0] and
+                   f"{f['calls']['read']:,} reads of" in line[0], f"{line}")
+        else:
+            expect(f["requested_bytes"] == f["calls"]["read"], f"unbuffered: {f['requested_bytes']}")
+            expect(hints == [] and line == [], f"buffering=0: {j['hints']} {line}")
 
 
 # File names that are not UTF-8, one per class of Unicode §3.9 Table 3-7's

@@ -266,12 +266,6 @@ static inline uint8_t *put_SEEK(uint8_t *p, int kept, uint64_t resync)
     return kept ? st_put_u(p, resync) : p;
 }
 
-static inline uint8_t *put_WRITTEN(uint8_t *p, uint64_t n)
-{
-    *p++ = ST_TW_HEADER(WRITTEN, 0);
-    return st_put_u(p, n);
-}
-
 static inline uint8_t *put_FLUSH(uint8_t *p, int cause)
 {
     *p++ = ST_TW_HEADER(FLUSH, 0);
