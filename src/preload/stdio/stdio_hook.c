@@ -113,24 +113,33 @@ struct scan {
     const struct st_slot_patch *patches;
     int np;
     uint64_t seen[FILTER_BITS / 64]; /* filter_bit of each implementation replaced */
+    size_t table_ok; /* 1 + the word the last table proved valid begins at; 0: none */
 };
 
 /* Which patch word k takes (its index), or -1 to keep it: an
  * implementation we replace, at its slot of a table. */
-static int replacement(const struct scan *s, size_t k)
+static int replacement(struct scan *s, size_t k)
 {
     for (int i = 0; i < s->np; i++) {
         size_t slot = (size_t)s->patches[i].slot;
         if (s->w[k] != *s->patches[i].orig || k < slot || k - slot + ST_SLOT_COUNT > s->n)
             continue;
-        return is_table(s->img, s->w + (k - slot)) ? i : -1;
+        /* A table holds several entries we replace: its shape is checked
+         * once (nothing is written before the scan ends). */
+        size_t table = k - slot;
+        if (s->table_ok == table + 1)
+            return i;
+        if (!is_table(s->img, s->w + table))
+            return -1;
+        s->table_ok = table + 1;
+        return i;
     }
     return -1;
 }
 
 /* The table at `table` will have its read slot replaced: proof the scan
  * sees it. */
-static int covers(const struct scan *s, void *const *table)
+static int covers(struct scan *s, void *const *table)
 {
     uintptr_t at = (uintptr_t)(table + ST_SLOT_READ);
     if (at < (uintptr_t)s->w || at >= (uintptr_t)(s->w + s->n))
@@ -149,7 +158,7 @@ struct entries {
     unsigned char patch[MAX_ENTRIES];
 };
 
-static int find_entries(const struct scan *s, struct entries *e)
+static int find_entries(struct scan *s, struct entries *e)
 {
     e->n = 0;
     for (size_t k = 0; k < s->n; k++) {
@@ -251,7 +260,7 @@ const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n)
 
     uintptr_t first = (img.relro.start + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1);
     struct scan s = {&img, (void **)first, (img.relro.end - first) / sizeof(void *), patches, n,
-                     {0}};
+                     {0}, 0};
     for (int i = 0; i < n; i++) {
         unsigned bit = filter_bit((uintptr_t)*patches[i].orig);
         s.seen[bit / 64] |= 1ull << (bit % 64);
