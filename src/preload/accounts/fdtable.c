@@ -7,7 +7,9 @@
 #include "glibc_compat.h"
 #include "staleness.h"
 
-struct st_fd **st_fd_pages[ST_MAX_FDS >> ST_FD_PAGE_SHIFT];
+/* 8 KiB, of which a process with fewer than a page of descriptors uses
+ * the first word: bulk, next to limbo, not among the small variables. */
+struct st_fd **st_fd_pages[ST_MAX_FDS >> ST_FD_PAGE_SHIFT] ST_BULK;
 
 /* fd's slot, its page made if need be; NULL for fds we cannot track. Two
  * threads making one page: the loser's stays unused in the arena. */

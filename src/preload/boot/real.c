@@ -24,16 +24,12 @@ static const struct names {
 static const struct row {
     unsigned short name;
     unsigned short slot;
-    unsigned char at_start;
+    unsigned char when;
 } rows[ST_REAL_COUNT] = {
-#define START 1
-#define FIRST_USE 0
 #define ST_REAL_ROW(name, type, when, how)                                          \
-    {offsetof(struct names, name), offsetof(struct st_real, name), when},
+    {offsetof(struct names, name), offsetof(struct st_real, name), ST_REAL_##when},
 #include "real_table.h"
 #undef ST_REAL_ROW
-#undef START
-#undef FIRST_USE
 };
 
 void *st_real_lookup(enum st_real_id id)
@@ -48,9 +44,22 @@ int st_real_resolve(void)
 {
     int missing = 0;
     for (int id = 0; id < ST_REAL_COUNT; id++)
-        if (rows[id].at_start && !st_real_lookup((enum st_real_id)id))
+        if (rows[id].when == ST_REAL_START && !st_real_lookup((enum st_real_id)id))
             missing++;
     return missing;
+}
+
+void st_real_resolve_before_fork(void)
+{
+    static int done; /* a child inherits it with the slots it stands for */
+    if (__atomic_load_n(&done, __ATOMIC_ACQUIRE))
+        return;
+    for (int id = 0; id < ST_REAL_COUNT; id++) {
+        void *slot = __atomic_load_n((void **)((char *)&st_real + rows[id].slot), __ATOMIC_ACQUIRE);
+        if (rows[id].when == ST_REAL_BEFORE_FORK && !slot)
+            st_real_lookup((enum st_real_id)id);
+    }
+    __atomic_store_n(&done, 1, __ATOMIC_RELEASE);
 }
 
 /* ---- the stand-ins ------------------------------------------------------- */

@@ -7,7 +7,8 @@
  * listed twice. Each is found with dlsym(RTLD_NEXT) and kept in struct
  * st_real: the names a table marks START all at once by st_real_resolve(),
  * first thing at start-up (wrap/init.c); FIRST_USE ones on their first
- * call, so that start-up does not pay for rare calls.
+ * call, so that start-up does not pay for rare calls; BEFORE_FORK ones on
+ * their first call or at the parent's first fork, whichever is first.
  *
  * ST_REAL(name) can be called at any time, as libc's own would be: before
  * start-up (another library's constructor reads a file before ours runs),
@@ -52,6 +53,9 @@ struct st_real {
 };
 
 extern struct st_real st_real;
+
+/* When a row's name is looked up (the `when` of real_table.h's rows). */
+enum st_real_when { ST_REAL_FIRST_USE, ST_REAL_START, ST_REAL_BEFORE_FORK };
 
 enum st_real_id {
 #define ST_REAL_ROW(name, type, when, how) ST_REAL_ID_##name,
@@ -98,5 +102,10 @@ void *st_real_lookup(enum st_real_id id);
 /* Looks up every START name; safe to call more than once. Returns the
  * number libc does not have (older glibc: e.g. preadv64v2). */
 int st_real_resolve(void);
+
+/* Looks up every BEFORE_FORK name not found yet (the exec family), once a
+ * process: called by a parent about to fork (wrap/init.c's atfork
+ * handler), so that its children find them in their copy of the slots. */
+void st_real_resolve_before_fork(void);
 
 #endif

@@ -7,6 +7,7 @@
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -112,41 +113,52 @@ struct scan {
     const struct st_slot_patch *patches;
     int np;
     uint64_t seen[FILTER_BITS / 64]; /* filter_bit of each implementation replaced */
+    size_t table_ok; /* 1 + the word the last table proved valid begins at; 0: none */
 };
 
-/* What word k becomes, or NULL to keep it: an implementation we replace,
- * at its slot of a table. */
-static void *replacement(const struct scan *s, size_t k)
+/* Which patch word k takes (its index), or -1 to keep it: an
+ * implementation we replace, at its slot of a table. */
+static int replacement(struct scan *s, size_t k)
 {
     for (int i = 0; i < s->np; i++) {
         size_t slot = (size_t)s->patches[i].slot;
         if (s->w[k] != *s->patches[i].orig || k < slot || k - slot + ST_SLOT_COUNT > s->n)
             continue;
-        return is_table(s->img, s->w + (k - slot)) ? s->patches[i].repl : NULL;
+        /* A table holds several entries we replace: its shape is checked
+         * once (nothing is written before the scan ends). */
+        size_t table = k - slot;
+        if (s->table_ok == table + 1)
+            return i;
+        if (!is_table(s->img, s->w + table))
+            return -1;
+        s->table_ok = table + 1;
+        return i;
     }
-    return NULL;
+    return -1;
 }
 
 /* The table at `table` will have its read slot replaced: proof the scan
  * sees it. */
-static int covers(const struct scan *s, void *const *table)
+static int covers(struct scan *s, void *const *table)
 {
     uintptr_t at = (uintptr_t)(table + ST_SLOT_READ);
     if (at < (uintptr_t)s->w || at >= (uintptr_t)(s->w + s->n))
         return 0;
-    return replacement(s, (size_t)((void **)at - s->w)) != NULL;
+    return replacement(s, (size_t)((void **)at - s->w)) >= 0;
 }
 
 /* The entries to replace, found before any is written: a replaced entry
- * no longer points into libc, so its table would fail is_table after. */
+ * no longer points into libc, so its table would fail is_table after.
+ * Kept small (word index and patch index: 2.5 KiB) to live on the stack:
+ * in .bss, 8 KiB used once would cost every process two page faults. */
 #define MAX_ENTRIES 512
 struct entries {
     size_t n;
-    size_t at[MAX_ENTRIES];
-    void *value[MAX_ENTRIES];
+    uint32_t at[MAX_ENTRIES];
+    unsigned char patch[MAX_ENTRIES];
 };
 
-static int find_entries(const struct scan *s, struct entries *e)
+static int find_entries(struct scan *s, struct entries *e)
 {
     e->n = 0;
     for (size_t k = 0; k < s->n; k++) {
@@ -157,13 +169,13 @@ static int find_entries(const struct scan *s, struct entries *e)
         unsigned bit = filter_bit((uintptr_t)s->w[k]);
         if (!(s->seen[bit / 64] >> (bit % 64) & 1))
             continue;
-        void *r = replacement(s, k);
-        if (!r)
+        int r = replacement(s, k);
+        if (r < 0)
             continue;
-        if (e->n == MAX_ENTRIES)
+        if (e->n == MAX_ENTRIES || k > UINT32_MAX)
             return 0;
-        e->at[e->n] = k;
-        e->value[e->n++] = r;
+        e->at[e->n] = (uint32_t)k;
+        e->patch[e->n++] = (unsigned char)r;
     }
     return e->n > 0;
 }
@@ -180,15 +192,16 @@ static int find_entries(const struct scan *s, struct entries *e)
  * (nothing else writes these read-only pages). The kernel copies such a
  * write byte-wise: with other threads running, one could read a pointer
  * half written, so it is used only while the process has one thread. */
-static int written_through_mem(void **w, const struct entries *e)
+static int written_through_mem(const struct scan *s, const struct entries *e)
 {
+    void **w = s->w;
     size_t lo = e->at[0], hi = e->at[e->n - 1] + 1;
     void *copy[MAX_SPAN_WORDS];
     if (hi - lo > MAX_SPAN_WORDS || !__libc_single_threaded)
         return 0;
     memcpy(copy, w + lo, (hi - lo) * sizeof(void *));
     for (size_t i = 0; i < e->n; i++)
-        copy[e->at[i] - lo] = e->value[i];
+        copy[e->at[i] - lo] = s->patches[e->patch[i]].repl;
     int mem = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/mem", O_RDWR | O_CLOEXEC);
     if (mem < 0)
         return 0;
@@ -210,15 +223,16 @@ static int set_writable(void **from, void **to, int writable)
  * Where /proc/self/mem is unavailable (no /proc, a kernel that refuses
  * forced writes, other threads) the pages are writable for the time of
  * the stores, each of which writes a whole word at once. */
-static int patch(void **w, const struct entries *e)
+static int patch(const struct scan *s, const struct entries *e)
 {
-    if (written_through_mem(w, e))
+    void **w = s->w;
+    if (written_through_mem(s, e))
         return 0;
     void **lo = w + e->at[0], **hi = w + e->at[e->n - 1] + 1;
     if (set_writable(lo, hi, 1) != 0)
         return -1;
     for (size_t i = 0; i < e->n; i++)
-        w[e->at[i]] = e->value[i];
+        w[e->at[i]] = s->patches[e->patch[i]].repl;
     set_writable(lo, hi, 0);
     return 0;
 }
@@ -246,7 +260,7 @@ const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n)
 
     uintptr_t first = (img.relro.start + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1);
     struct scan s = {&img, (void **)first, (img.relro.end - first) / sizeof(void *), patches, n,
-                     {0}};
+                     {0}, 0};
     for (int i = 0; i < n; i++) {
         unsigned bit = filter_bit((uintptr_t)*patches[i].orig);
         s.seen[bit / 64] |= 1ull << (bit % 64);
@@ -254,10 +268,10 @@ const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n)
     void **wide = dlsym(RTLD_DEFAULT, "_IO_wfile_jumps");
     if (!covers(&s, jumps) || (wide && !covers(&s, wide)))
         return "glibc's stdio jump tables are not where their values say";
-    static struct entries e; /* 8 KiB, used once, under init's guard */
-    if (!find_entries(&s, &e))
+    struct entries e;
+    if (n > UCHAR_MAX + 1 || !find_entries(&s, &e))
         return "too many stdio jump table entries to patch";
-    if (patch(s.w, &e) != 0)
+    if (patch(&s, &e) != 0)
         return "cannot make glibc's stdio jump tables writable (mprotect refused)";
     return NULL;
 }

@@ -51,6 +51,7 @@ static void stdio_cleanup_ends(void)
  * handlers may book meanwhile (registry_lock.h). */
 static void before_fork(void)
 {
+    st_real_resolve_before_fork();
     st_streams_fork_prepare();
     st_lock_hold_for_fork(&st_registry);
 }
