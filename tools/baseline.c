@@ -326,6 +326,21 @@ void baseline_add(struct baseline *b, const struct process *p)
 
 /* ---- saving and reading ---------------------------------------------------- */
 
+void baseline_entry_json_name(const struct baseline_entry *e, FILE *f)
+{
+    fputs("\"key\":", f);
+    json_str(f, e->key);
+    if (e->where) {
+        fputs(",\"where\":", f);
+        json_str(f, e->where);
+    }
+    if (e->source) {
+        fputs(",\"source\":", f);
+        json_str(f, e->source);
+        fprintf(f, ",\"line\":%d", e->line);
+    }
+}
+
 void baseline_write(struct baseline *b, FILE *f)
 {
     baseline_sort(b);
@@ -337,17 +352,8 @@ void baseline_write(struct baseline *b, FILE *f)
             continue;
         fputs(sep, f);
         sep = ",\n";
-        fputs("{\"key\":", f);
-        json_str(f, e->key);
-        if (e->where) {
-            fputs(",\"where\":", f);
-            json_str(f, e->where);
-        }
-        if (e->source) {
-            fputs(",\"source\":", f);
-            json_str(f, e->source);
-            fprintf(f, ",\"line\":%d", e->line);
-        }
+        fputc('{', f);
+        baseline_entry_json_name(e, f);
         for (int m = 0; m < BM_COUNT; m++)
             fprintf(f, ",\"%s\":%" PRIu64, baseline_metric_names[m], e->v[m]);
         fputc('}', f);

@@ -66,6 +66,10 @@ struct baseline_entry {
  * are neither saved nor compared. */
 int baseline_entry_empty(const struct baseline_entry *e);
 
+/* e's "key", and "where", "source", "line" when known: JSON members
+ * (no braces). */
+void baseline_entry_json_name(const struct baseline_entry *e, FILE *f);
+
 struct baseline;
 size_t baseline_size(const struct baseline *b);
 /* Entry i in key order (baseline_sort first) / the entry with key, or NULL. */

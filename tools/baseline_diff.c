@@ -335,18 +335,9 @@ void baseline_diff_text(const struct baseline_diff *d, FILE *f)
 static void json_item(const struct diff_item *it, FILE *f)
 {
     const struct baseline_entry *e = it->now ? it->now : it->old;
-    fputs("{\"key\":", f);
-    json_str(f, e->key);
+    fputc('{', f);
+    baseline_entry_json_name(e, f);
     fprintf(f, ",\"change\":\"%s\"", kind_names[it->kind]);
-    if (e->where) {
-        fputs(",\"where\":", f);
-        json_str(f, e->where);
-    }
-    if (e->source) {
-        fputs(",\"source\":", f);
-        json_str(f, e->source);
-        fprintf(f, ",\"line\":%d", e->line);
-    }
     fputs(",\"changed\":[", f);
     int comma = 0;
     for (int m = 0; m <= BM_COUNT; m++)
