@@ -13,10 +13,14 @@ debian_update() {
   mkdir -p "$debian_apt_dir/lists/partial" "$debian_apt_dir/cache/archives/partial" \
            "$debian_apt_dir/debs"
   echo "deb [signed-by=$keyring] $mirror $2 main" >"$debian_apt_dir/sources.list"
+  # Only the package lists: a machine's apt.conf.d may ask for more (apt-file
+  # adds the Contents indexes, tens of MB that a mirror in sync fails on).
   debian_apt_opts=(-q -o "Dir::Etc::SourceList=$debian_apt_dir/sources.list"
                    -o Dir::Etc::SourceParts=/dev/null -o "Dir::State::Lists=$debian_apt_dir/lists"
                    -o "Dir::Cache=$debian_apt_dir/cache" -o Dir::State::Status=/dev/null
-                   -o "APT::Architecture=$(dpkg --print-architecture)" -o APT::Sandbox::User=root)
+                   -o "APT::Architecture=$(dpkg --print-architecture)" -o APT::Sandbox::User=root
+                   -o Acquire::Languages=none
+                   -o Acquire::IndexTargets::deb::Contents-deb::DefaultEnabled=false)
   apt-get "${debian_apt_opts[@]}" update >"$debian_apt_dir/update.log" 2>&1 ||
     { echo "${0##*/}: apt-get update for $2 failed (see $debian_apt_dir/update.log)" >&2; return 1; }
 }
