@@ -368,8 +368,10 @@ def fork_thread_handler(ctx):
     rep = ctx.fresh("reports")
     # Every handler read is on a pipe of its own: tens of thousands of files,
     # each of which must have its row (report-json.md, Rows kept).
-    pre = ctx.preloaded(argv, rep, timeout=30,  # a hang is a failure, not a stuck suite
-                        extra={"SEEKTRACE_REPORT_FILES": "all"})
+    # A hang is a failure, not a stuck suite. The run itself lasts as long as
+    # the 300 forks do, which is ~10 s alone and 29 s in CI's ctest -j2
+    # (2026-12-02): the guard leaves room for that within ctest's 90 s.
+    pre = ctx.preloaded(argv, rep, timeout=75, extra={"SEEKTRACE_REPORT_FILES": "all"})
     problems = rl.diff_behaviour(label, plain, pre)
     with open(counts) as f:
         reads, overlapped = map(int, f.read().split())
