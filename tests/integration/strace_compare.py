@@ -241,18 +241,28 @@ def run_test(args, lib, tmp):
         rows.append((f"pid {root_pid} (the workload)", "libc_version", root.get("libc_version"),
                      "the glibc under test", glibc_version(args.glibc)))
 
+    return problems + compare_rows(rows, 18)
+
+
+def compare_rows(rows, figure_width):
+    """Prints each (where, figure, seektrace's, reference, the reference's)
+    row with its verdict; returns the problem, if any figure differs."""
     width = max(len(row[0]) for row in rows)
     for where, figure, mine, reference, theirs in rows:
         verdict = "ok" if mine == theirs else "MISMATCH"
-        print(f"{verdict:8} {where:{width}}  {figure:18} seektrace={mine}  {reference}={theirs}")
+        print(f"{verdict:8} {where:{width}}  {figure:{figure_width}} seektrace={mine}  "
+              f"{reference}={theirs}")
     mismatches = sum(row[2] != row[4] for row in rows)
-    if mismatches:
-        problems.append(f"{mismatches} figure(s) differ (MISMATCH lines above)")
-    return problems
+    return [f"{mismatches} figure(s) differ (MISMATCH lines above)"] if mismatches else []
 
 
 def main():
-    args = parse_args()
+    return drive(parse_args(), run_test, "seektrace-it-")
+
+
+def drive(args, run_test, prefix):
+    """A comparison's command line: run_test(args, lib, tmp) in a scratch
+    directory, its problems printed; the exit status."""
     if shutil.which("strace") is None:
         print("SKIP: strace is not installed; the integration tests need it as the reference")
         return SKIP
@@ -262,7 +272,7 @@ def main():
         return 1
 
     # realpath: the names strace and /proc/self/fd give contain no symlinks.
-    tmp = os.path.realpath(tempfile.mkdtemp(prefix="seektrace-it-"))
+    tmp = os.path.realpath(tempfile.mkdtemp(prefix=prefix))
     print("command:", " ".join(args.command))
     try:
         problems = run_test(args, lib, tmp)

@@ -37,25 +37,20 @@ import random
 import shutil
 import subprocess
 import sys
-import tempfile
 
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 import data_files  # noqa: E402 (after the line above on purpose)
 import seektrace_reports  # noqa: E402
 import strace_log  # noqa: E402
+from strace_compare import (TIMEOUT, RunError, clean_environment, compare_rows,  # noqa: E402
+                            drive, glibc_loader, same_behaviour)
 
-SKIP = 77
-TIMEOUT = 50
 FIGURES = ("write_syscalls", "kernel_write_bytes", "read_syscalls", "kernel_read_bytes",
            "lseek_syscalls")
 # The report's call kind of each strace syscall name.
 KIND_OF = {"write": "write", "pwrite64": "pwrite", "writev": "writev", "pwritev": "pwritev",
            "pwritev2": "pwritev"}
 TREE_FILES = 120
-
-
-class RunError(Exception):
-    pass
 
 
 def parse_args():
@@ -99,20 +94,6 @@ def prepare(work, command):
     out = os.path.join(work, "out")
     return [data_files.expand(arg, work).replace("{tree}", os.path.join(work, "tree"))
             .replace("{out}", out) for arg in command]
-
-
-def glibc_loader(glibc_dir):
-    if not glibc_dir:
-        return []
-    loader = os.path.join(glibc_dir, "ld-linux-x86-64.so.2")
-    if not os.path.exists(loader):
-        raise RunError(f"no glibc in {glibc_dir}: run tests/glibc/fetch.sh first")
-    return [loader, "--library-path", glibc_dir]
-
-
-def clean_environment():
-    return {k: v for k, v in os.environ.items()
-            if k != "LD_PRELOAD" and not k.startswith("SEEKTRACE_")}
 
 
 def kinds_of(reports, path):
@@ -189,54 +170,14 @@ def run_test(args, lib, tmp):
     if not os.path.exists(log):
         raise RunError(f"strace wrote no log: {traced.stderr.decode(errors='replace')}")
 
-    problems = []
-    for what in ("returncode", "stdout", "stderr"):
-        a, b = getattr(plain, what), getattr(traced, what)
-        if a != b:
-            problems.append(f"{what} differs with seektrace preloaded:\n"
-                            f"    plain:  {a!r}\n    traced: {b!r}")
+    problems = same_behaviour(plain, traced)
     _, strace_counts = strace_log.parse(log)
     reports = seektrace_reports.load(run_dir)
     own = [f["path"] for r in reports for f in r["files"] if f["path"].startswith(run_dir + "/")]
     if own:
         problems.append(f"a report counts seektrace's own files: {own}")
-    rows = rows_for(args, work, reports, strace_counts)
-    width = max(len(row[0]) for row in rows)
-    for where, figure, mine, reference, theirs in rows:
-        verdict = "ok" if mine == theirs else "MISMATCH"
-        print(f"{verdict:8} {where:{width}}  {figure:34} seektrace={mine}  {reference}={theirs}")
-    mismatches = sum(row[2] != row[4] for row in rows)
-    if mismatches:
-        problems.append(f"{mismatches} figure(s) differ (MISMATCH lines above)")
-    return problems
-
-
-def main():
-    args = parse_args()
-    if shutil.which("strace") is None:
-        print("SKIP: strace is not installed; the integration tests need it as the reference")
-        return SKIP
-    lib = os.path.realpath(args.lib)
-    if not os.path.isfile(lib):
-        print(f"FAIL: no library at {lib}")
-        return 1
-    tmp = os.path.realpath(tempfile.mkdtemp(prefix="seektrace-wt-"))
-    print("command:", " ".join(args.command))
-    try:
-        problems = run_test(args, lib, tmp)
-    except (RunError, strace_log.LogError, seektrace_reports.ReportError,
-            subprocess.TimeoutExpired) as e:
-        problems = [str(e)]
-    finally:
-        if args.keep:
-            print(f"kept {tmp}")
-        else:
-            shutil.rmtree(tmp)
-    for problem in problems:
-        print("FAIL:", problem)
-    print("PASS" if not problems else "FAIL")
-    return 1 if problems else 0
+    return problems + compare_rows(rows_for(args, work, reports, strace_counts), 34)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(drive(parse_args(), run_test, "seektrace-wt-"))
