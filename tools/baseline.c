@@ -428,7 +428,8 @@ static char *slurp(FILE *f, const char *path, size_t *len, char err[ST_TRACE_ERR
     return text;
 }
 
-/* A saved baseline at path: 1 read (or failed: NULL *out, err set), 0 not one. */
+/* Reads the saved baseline at path into b: 1 read, -1 a saved baseline that
+ * cannot be read (err says why), 0 not a saved baseline (traces, reports). */
 static int read_saved(const char *path, struct baseline *b, char err[ST_TRACE_ERROR_MAX])
 {
     FILE *f = fopen(path, "re");

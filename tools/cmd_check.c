@@ -265,16 +265,20 @@ static void add_violation(struct cctx *c, const struct process *p, const struct 
     if (s->site)
         v->site = strdup(s->site);
     char head[256];
+    const char *rule; /* the annotation's (annotate.h) */
     if (strcmp(limit, "amplification") == 0) {
+        rule = "limit/amplification";
         snprintf(m, sizeof m, "%gx", max); /* the limit as given, 0 too */
         snprintf(head, sizeof head, "amplification %s exceeds %s",
                  isinf(value) ? "unbounded (nothing delivered)" : st_fmt_ratio(a, sizeof a, value),
                  m);
     } else if (strcmp(limit, "read_syscalls") == 0) {
+        rule = "limit/read-syscalls";
         snprintf(head, sizeof head, "%s read syscall%s exceed%s %s",
                  st_fmt_count(n1, sizeof n1, (uint64_t)value), value == 1 ? "" : "s",
                  value == 1 ? "s" : "", st_fmt_count(m, sizeof m, (uint64_t)max));
     } else {
+        rule = "limit/reread-bytes";
         snprintf(head, sizeof head, "%s re-read exceeds %s",
                  st_fmt_bytes(n1, sizeof n1, (uint64_t)value), st_fmt_bytes(m, sizeof m, (uint64_t)max));
     }
@@ -288,12 +292,8 @@ static void add_violation(struct cctx *c, const struct process *p, const struct 
              st_fmt_bytes(b2, sizeof b2, s->k->delivered_bytes), where, s->site ? s->site : "");
     v->what = strdup(line);
     if (annotations_format(c->o->format)) {
-        static const char *const rule_of[] = {"limit/amplification", "limit/read-syscalls",
-                                              "limit/reread-bytes"};
         struct annotation a = {
-            .rule = rule_of[strcmp(limit, "amplification") == 0 ? 0
-                            : strcmp(limit, "read_syscalls") == 0 ? 1
-                                                                   : 2],
+            .rule = rule,
             .error = 1,
             .message = line,
             .path = (char *)s->file->path,
