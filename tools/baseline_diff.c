@@ -133,11 +133,12 @@ static void describe(struct diff_item *it)
                                      st_fmt_ratio(a, sizeof a, amplification(it->old)),
                                      st_fmt_ratio(b, sizeof b, amplification(it->now)));
         } else if (it->kind == D_NEW_WASTE) {
-            uint64_t v = m == BM_kernel_read_bytes ? waste(it->now) : it->now->v[m];
+            /* A new waste has no old entry, so e is it->now. */
+            uint64_t v = m == BM_kernel_read_bytes ? waste(e) : e->v[m];
             append(msg, sizeof msg, &used, "%s%s %s", sep,
                                      m == BM_kernel_read_bytes ? "wasted_bytes" : "reread_bytes",
                                      st_fmt_bytes(a, sizeof a, v));
-        } else {
+        } else if (it->old && it->now) { /* grew or improved: a pair */
             uint64_t o = it->old->v[m], n = it->now->v[m];
             figure(a, sizeof a, m, o);
             figure(b, sizeof b, m, n);
