@@ -31,11 +31,13 @@ PORTABLE_BUILD_DIR=$PORTABLE_DIR "$SEEKTRACE_ROOT/scripts/portable.sh" \
 phase_done "portable build and suite"
 
 # Only what the unit and reliability tests run is built: the library, the
-# command, the demo program and those two folders' programs (the whole tree
-# took a third of this phase).
+# command, the demo program, the trace file's unit tests (tests/cli) and the
+# programs of tests/unit and tests/reliability (the whole tree took a third
+# of this phase).
 ASAN_DIR=${ASAN_BUILD_DIR:-$SEEKTRACE_ROOT/build-asan}
 cmake -S "$SEEKTRACE_ROOT" -B "$ASAN_DIR" -DCMAKE_BUILD_TYPE=Debug -DSEEKTRACE_SANITIZE=ON >/dev/null
-cmake --build "$ASAN_DIR" -j"$(nproc)" --target seektrace seektrace_cli fseek2006
+cmake --build "$ASAN_DIR" -j"$(nproc)" --target seektrace seektrace_cli fseek2006 \
+  test_trace_codec test_trace_reader test_trace_model
 make -C "$ASAN_DIR/tests/unit" -j"$(nproc)" --no-print-directory
 make -C "$ASAN_DIR/tests/reliability" -j"$(nproc)" --no-print-directory
 cd "$ASAN_DIR"

@@ -509,6 +509,7 @@ static int export_trace(struct ex *x, const char *path, char err[ST_TRACE_ERROR_
     const struct st_trace_info *in = st_trace_info(r);
     x->pid = in->pid;
     x->trace_ns = in->start_ns;
+    symbolizer_for_trace(x->sym, in->start_realtime_ns);
     x->nthreads = 0;
     if (!export_select_pid(&x->sel, x->pid)) {
         st_trace_close(r);
@@ -625,7 +626,7 @@ int cmd_export(int argc, char **argv)
     static char buf[1 << 20];
     setvbuf(stdout, buf, _IOFBF, sizeof buf);
     x.out = stdout;
-    x.sym = symbolizer_new();
+    x.sym = symbolizer_shared();
     x.first_event = 1;
     /* Chrome: one time base for all processes, so a tree lines up. */
     x.base_ns = UINT64_MAX;
@@ -675,7 +676,6 @@ int cmd_export(int argc, char **argv)
     }
     free(x.threads);
     export_select_free(&x.sel);
-    symbolizer_free(x.sym);
     inputs_free(&in);
     if (fflush(stdout) != 0 || ferror(stdout))
         tool_bad_input("cannot write the output");

@@ -417,6 +417,9 @@ int cmd_run(int argc, char **argv)
         setenv("SEEKTRACE_TRACE", dir, 1);
         setenv("SEEKTRACE_OUTPUT", report_pattern, 1);
         setenv("SEEKTRACE_FORMAT", "json", 1);
+        /* Source lines are read once for the whole job, here, from the
+         * traces: not by libdw in every process (issue 21). */
+        setenv("SEEKTRACE_SYMBOLIZE", "later", 0);
         execvp(cmd[0], cmd);
         int e = errno;
         (void)!write(ready[1], &e, sizeof e);

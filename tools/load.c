@@ -130,12 +130,34 @@ static void free_process(struct process *p)
     if (p->footer_mem)
         st_trace_mem_free(p->footer_mem);
     st_trace_model_free(p->model);
-    symbolizer_free(p->symbolizer);
     st_trace_close(p->reader);
     json_free(p->json_mem);
     free(p->source);
     free(p->exe);
     memset(p, 0, sizeof *p);
+}
+
+/* A frame the process could not name (SEEKTRACE_SYMBOLIZE=later, or a
+ * report made in a signal handler) holds only its return address. */
+static int is_raw(const struct st_report_frame *f)
+{
+    return !f->module && !f->function && f->offset;
+}
+
+/* Names a footer's raw frames from the trace's modules. The footer's
+ * memory is this load's own: its frames are written in place. */
+static void name_raw_frames(struct st_report *r, const struct st_trace_model *m,
+                            const struct st_trace_info *in, void *symbolizer)
+{
+    for (size_t i = 0; i < r->nfiles; i++)
+        for (size_t j = 0; j < r->files[i].nsites; j++) {
+            const struct st_report_site *site = &r->files[i].sites[j];
+            for (int k = 0; k < site->nframes; k++) {
+                struct st_report_frame *f = (struct st_report_frame *)&site->frames[k];
+                if (is_raw(f))
+                    st_trace_model_frame(m, in, f->offset, symbolize_offline, symbolizer, f);
+            }
+        }
 }
 
 static int load_trace(const char *path, const struct load_opts *o, process_fn fn, void *ctx,
@@ -161,19 +183,38 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
         free_process(&p);
         return -1;
     }
+    void *symbolizer = o->want_sites ? symbolizer_shared() : NULL;
+    symbolizer_for_trace(symbolizer, in->start_realtime_ns);
     if (rc == 1) {
         /* The footer is the report; the events are still read through, so
-         * that a damaged trace is never reported as if it were whole. */
+         * that a damaged trace is never reported as if it were whole, and
+         * their definitions kept: the modules name the frames the process
+         * left as addresses. */
+        p.model = st_trace_model_new();
+        if (!p.model) {
+            snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
+            free_process(&p);
+            return -1;
+        }
         struct st_trace_event ev;
         int k;
         uint64_t n = 0;
-        while ((k = st_trace_next(p.reader, &ev, err)) == 1)
+        while ((k = st_trace_next(p.reader, &ev, err)) == 1) {
+            if (st_trace_kind(ev.kind)->role == ST_EV_DEFINES &&
+                st_trace_model_apply(p.model, &ev) != 0) {
+                snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
+                free_process(&p);
+                return -1;
+            }
             if ((++n & 0xfffff) == 0)
                 progress_step(0, st_trace_bytes_read(p.reader));
+        }
         if (k < 0) {
             free_process(&p);
             return -1;
         }
+        if (symbolizer)
+            name_raw_frames(&p.report, p.model, in, symbolizer);
     }
     if (rc == 0) {
         /* No footer (or asked not to use it): rebuild from the events. */
@@ -198,9 +239,8 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
             free_process(&p);
             return -1;
         }
-        p.symbolizer = o->want_sites ? symbolizer_new() : NULL;
-        rc = st_trace_model_report(p.model, in, p.symbolizer ? symbolize_offline : NULL,
-                                   p.symbolizer, &p.report);
+        rc = st_trace_model_report(p.model, in, symbolizer ? symbolize_offline : NULL,
+                                   symbolizer, &p.report);
         if (rc != 0) {
             snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
             free_process(&p);

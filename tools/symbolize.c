@@ -1,26 +1,46 @@
 /* symbolize.c — naming the sites of a trace, offline (tool.h).
  *
- * The library symbolizes in the traced process at exit, and the footer
- * keeps the result. A trace without a footer (the process was killed) has
- * only return addresses and the executable mappings they fell in, so this
- * does the same lookup afterwards: libdwfl on each module file at the
- * address it was loaded at — function, source and line, as long as the
- * files are still on this machine; module + offset otherwise. */
+ * A traced process names its call sites at exit from each module's own
+ * symbol table; what needs DWARF (source lines, and the names of modules
+ * with debug information) it may leave for later (SEEKTRACE_SYMBOLIZE=later,
+ * which `seektrace run` sets), and a trace without a footer (the process
+ * was killed) has only return addresses. Both keep the executable mappings
+ * those addresses fell in (MODULE events), so this does the look-up here:
+ * libdwfl on each module file — function, source and line, as long as the
+ * file is still on this machine and unchanged since the process started;
+ * module + offset otherwise.
+ *
+ * One context serves every trace a command reads: each module file is
+ * opened and its DWARF indexed once for the whole job, however many
+ * processes mapped it (a make or configure run maps libc a thousand times).
+ * Each file is reported to a Dwfl of its own at its link-time addresses, so
+ * processes that loaded it at different places share it. */
 #define _GNU_SOURCE 1
+#include <dlfcn.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tool.h"
 
+/* A module file as found on this machine. */
+struct module_file {
+    char *path;
+    dev_t dev;
+    ino_t ino;
+    struct timespec ctime; /* when it became the file at path */
+    int exec;              /* ET_EXEC: linked at the addresses it runs at */
+    Dwfl *dwfl;            /* NULL: not an ELF file libdwfl could take */
+};
+
 struct symctx {
-    Dwfl *dwfl;
-    char **reported; /* module paths reported to dwfl */
+    struct module_file *files;
     size_t n, cap;
-    char **strings;  /* names handed out, freed with the context */
+    uint64_t started_ns; /* the trace's process start (wall clock), 0: unknown */
+    char **strings;      /* names handed out, freed with the context */
     size_t nstr, capstr;
 };
 
@@ -30,29 +50,47 @@ static const Dwfl_Callbacks callbacks = {
     .section_address = dwfl_offline_section_address,
 };
 
-void *symbolizer_new(void)
+static void *symbolizer_new(void)
 {
-    struct symctx *s = calloc(1, sizeof *s);
-    if (s && !(s->dwfl = dwfl_begin(&callbacks))) {
-        free(s);
-        return NULL;
-    }
-    return s;
+    return calloc(1, sizeof(struct symctx));
 }
 
-void symbolizer_free(void *ctx)
+static void symbolizer_free(void *ctx)
 {
     struct symctx *s = ctx;
     if (!s)
         return;
-    dwfl_end(s->dwfl);
-    for (size_t i = 0; i < s->n; i++)
-        free(s->reported[i]);
-    free(s->reported);
+    for (size_t i = 0; i < s->n; i++) {
+        if (s->files[i].dwfl)
+            dwfl_end(s->files[i].dwfl);
+        free(s->files[i].path);
+    }
+    free(s->files);
     for (size_t i = 0; i < s->nstr; i++)
         free(s->strings[i]);
     free(s->strings);
     free(s);
+}
+
+static void *shared;
+
+static void free_shared(void)
+{
+    symbolizer_free(shared);
+}
+
+void *symbolizer_shared(void)
+{
+    if (!shared && (shared = symbolizer_new()) != NULL)
+        atexit(free_shared);
+    return shared;
+}
+
+void symbolizer_for_trace(void *ctx, uint64_t started_realtime_ns)
+{
+    struct symctx *s = ctx;
+    if (s)
+        s->started_ns = started_realtime_ns;
 }
 
 /* A copy of str that lives as long as the context. */
@@ -74,8 +112,30 @@ static const char *keep(struct symctx *s, const char *str)
     return d;
 }
 
-/* ET_EXEC files are linked at their addresses; anything else is placed
- * at start - file_offset (text segments map file offset = vaddr). */
+/* C++ names as a person writes them, as the library gives them at exit:
+ * through libstdc++'s demangler, loaded on the first mangled name (this
+ * command is C); the symbol itself when there is none. */
+static const char *demangled(struct symctx *s, const char *name)
+{
+    typedef char *demangle_fn(const char *, char *, size_t *, int *);
+    static demangle_fn *demangle;
+    static int looked;
+    if (name[0] != '_' || name[1] != 'Z')
+        return keep(s, name);
+    if (!looked) {
+        looked = 1;
+        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (h)
+            *(void **)&demangle = dlsym(h, "__cxa_demangle");
+    }
+    int status = -1;
+    char *plain = demangle ? demangle(name, NULL, NULL, &status) : NULL;
+    const char *r = keep(s, status == 0 && plain ? plain : name);
+    free(plain);
+    return r;
+}
+
+/* 1 for ET_EXEC, 0 for another ELF type, -1 when not an ELF file. */
 static int is_exec(const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -90,25 +150,58 @@ static int is_exec(const char *path)
     return type == 2; /* ET_EXEC */
 }
 
-static void report_module(struct symctx *s, const struct st_trace_module *m)
+static int same_file(const struct module_file *f, const char *path, const struct stat *st)
+{
+    return f->dev == st->st_dev && f->ino == st->st_ino &&
+           f->ctime.tv_sec == st->st_ctim.tv_sec && f->ctime.tv_nsec == st->st_ctim.tv_nsec &&
+           strcmp(f->path, path) == 0;
+}
+
+/* The file at path, opened once per identity: a path rebuilt while the
+ * command runs is a new file. */
+static struct module_file *file_of(struct symctx *s, const char *path, const struct stat *st)
 {
     for (size_t i = 0; i < s->n; i++)
-        if (strcmp(s->reported[i], m->path) == 0)
-            return;
+        if (same_file(&s->files[i], path, st))
+            return &s->files[i];
     if (s->n == s->cap) {
-        s->cap = s->cap ? s->cap * 2 : 16;
-        char **r = realloc(s->reported, s->cap * sizeof *r);
-        if (!r)
-            return;
-        s->reported = r;
+        size_t cap = s->cap ? s->cap * 2 : 16;
+        struct module_file *v = realloc(s->files, cap * sizeof *v);
+        if (!v)
+            return NULL;
+        s->files = v;
+        s->cap = cap;
     }
-    s->reported[s->n++] = strdup(m->path);
-    int exec = is_exec(m->path);
-    if (exec < 0)
-        return;
-    dwfl_report_begin_add(s->dwfl);
-    dwfl_report_elf(s->dwfl, m->path, m->path, -1, exec ? 0 : m->start - m->file_offset, false);
-    dwfl_report_end(s->dwfl, NULL, NULL);
+    struct module_file *f = &s->files[s->n];
+    *f = (struct module_file){.path = strdup(path), .dev = st->st_dev, .ino = st->st_ino,
+                              .ctime = st->st_ctim};
+    if (!f->path)
+        return NULL;
+    s->n++;
+    f->exec = is_exec(path);
+    if (f->exec < 0 || !(f->dwfl = dwfl_begin(&callbacks)))
+        return f;
+    dwfl_report_begin(f->dwfl);
+    if (!dwfl_report_elf(f->dwfl, path, path, -1, 0, false) ||
+        dwfl_report_end(f->dwfl, NULL, NULL) != 0) {
+        dwfl_end(f->dwfl);
+        f->dwfl = NULL;
+    }
+    return f;
+}
+
+/* The module's file, if it is the one the process ran: one that became
+ * the file at that path after the process started (a rebuilt program, the
+ * next conftest of a configure run) would give another program's names. */
+static struct module_file *file_that_ran(struct symctx *s, const char *path)
+{
+    struct stat st;
+    if (path[0] != '/' || stat(path, &st) != 0)
+        return NULL;
+    uint64_t changed_ns = (uint64_t)st.st_ctim.tv_sec * 1000000000u + (uint64_t)st.st_ctim.tv_nsec;
+    if (s->started_ns && changed_ns > s->started_ns)
+        return NULL;
+    return file_of(s, path, &st);
 }
 
 void symbolize_offline(void *ctx, const struct st_trace_module *module, uint64_t address,
@@ -117,15 +210,21 @@ void symbolize_offline(void *ctx, const struct st_trace_module *module, uint64_t
     struct symctx *s = ctx;
     if (!s || !module)
         return;
-    report_module(s, module);
-    /* A return address follows the call: look up the call itself. */
+    struct module_file *f = file_that_ran(s, module->path);
+    if (!f || !f->dwfl)
+        return;
+    /* A return address follows the call: look up the call itself, at the
+     * file's own addresses (a shared object or PIE is placed at start -
+     * file_offset: text segments map file offset = vaddr). */
     Dwarf_Addr at = address - 1;
-    Dwfl_Module *m = dwfl_addrmodule(s->dwfl, at);
+    if (!f->exec)
+        at -= module->start - module->file_offset;
+    Dwfl_Module *m = dwfl_addrmodule(f->dwfl, at);
     if (!m)
         return;
     const char *name = dwfl_module_addrname(m, at);
     if (name)
-        out->function = keep(s, name);
+        out->function = demangled(s, name);
     Dwfl_Line *line = dwfl_module_getsrc(m, at);
     int lineno = 0;
     const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;

@@ -85,7 +85,6 @@ struct process {
     char *exe;
     /* owned */
     void *footer_mem;
-    void *symbolizer;
     struct st_trace_model *model;
     struct st_trace_reader *reader;
     void *json_mem;
@@ -99,11 +98,15 @@ int load_file(const char *path, const struct load_opts *o, process_fn fn, void *
 /* Reads a trace's header only (for ordering inputs). */
 int peek_trace(const char *path, long *pid, long *ppid, uint64_t *start);
 
-/* The offline symbolizer for rebuilt reports (libdwfl on the modules the
- * trace recorded; module + offset when the files are not here). The names
- * it fills in live until symbolizer_free. */
-void *symbolizer_new(void);
-void symbolizer_free(void *ctx);
+/* The offline symbolizer (libdwfl on the modules the trace recorded,
+ * each file opened once however many traces mapped it; module + offset
+ * when a file is not here or changed since the process started): one
+ * context for every trace a command reads; the names it fills in live
+ * until the command exits. */
+void *symbolizer_shared(void);
+/* The start (wall clock, ns) of the process whose addresses come next: a
+ * module file changed after it is not named from. */
+void symbolizer_for_trace(void *ctx, uint64_t started_realtime_ns);
 void symbolize_offline(void *ctx, const struct st_trace_module *module, uint64_t address,
                        struct st_report_frame *out);
 

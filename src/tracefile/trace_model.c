@@ -566,8 +566,9 @@ static int by_ordinal_desc(const void *a, const void *b)
     return x->id > y->id ? -1 : x->id < y->id;
 }
 
-static void frame_of(struct st_trace_model *m, const struct st_trace_info *info, uint64_t addr,
-                     st_trace_symbolizer symbolize, void *ctx, struct st_report_frame *f)
+void st_trace_model_frame(const struct st_trace_model *m, const struct st_trace_info *info,
+                          uint64_t addr, st_trace_symbolizer symbolize, void *ctx,
+                          struct st_report_frame *f)
 {
     memset(f, 0, sizeof *f);
     const struct st_trace_module *mod = st_trace_model_module_of(m, addr);
@@ -742,7 +743,7 @@ int st_trace_model_report(struct st_trace_model *m, const struct st_trace_info *
             if (nfr && !frames)
                 goto out;
             for (size_t f = 0; f < nfr; f++)
-                frame_of(m, info, m->sites[si - 1].frames[f], symbolize, ctx, &frames[f]);
+                st_trace_model_frame(m, info, m->sites[si - 1].frames[f], symbolize, ctx, &frames[f]);
             site->frames = frames;
             site->nframes = (int)nfr;
         }

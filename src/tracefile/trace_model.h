@@ -47,6 +47,13 @@ int st_trace_model_report(struct st_trace_model *m, const struct st_trace_info *
 /* The modules recorded. */
 size_t st_trace_model_modules(const struct st_trace_model *m, const struct st_trace_module **out);
 
+/* The frame of one return address: its module (the main program by its
+ * argv[0], as the library's dladdr names it) and offset there, then what
+ * symbolize adds (NULL: nothing). */
+void st_trace_model_frame(const struct st_trace_model *m, const struct st_trace_info *info,
+                          uint64_t addr, st_trace_symbolizer symbolize, void *ctx,
+                          struct st_report_frame *f);
+
 /* The module holding address, or NULL. */
 const struct st_trace_module *st_trace_model_module_of(const struct st_trace_model *m,
                                                        uint64_t address);

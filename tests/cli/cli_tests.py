@@ -510,6 +510,62 @@ def crash_case(ctx, how, sig):
         expect(fe[k] == f[k], f"{how}: from events {k} {fe[k]} != {f[k]}")
 
 
+def site_frames(report, path):
+    """The frames of every site on path in a (merged or per-process) report."""
+    files = report["merged"]["files"] if "merged" in report else report["files"]
+    return [s["frames"] for f in files if f["path"] == path for s in f["sites"]]
+
+
+def case_run_symbolize_later(ctx):
+    """seektrace run names call sites from the traces, once for the whole job
+    (SEEKTRACE_SYMBOLIZE=later): no traced process loads libdw, the names
+    and source lines equal those the process gives itself at exit
+    (SEEKTRACE_SYMBOLIZE=exit), and a program rebuilt after it ran is not
+    named from its new file."""
+    prog = os.path.join(ctx.tmp, "later_prog")
+    shutil.copy(ctx.a.demo, prog)  # built with -g: its sites need DWARF
+    runs = {}
+    for mode in ("exit", "later"):
+        d = ctx.newdir(f"symbolize-{mode}")
+        # Each run makes its data file (the demo writes it when missing).
+        argv = [prog, os.path.join(ctx.tmp, f"{mode}.dat"), "--seeks", "50"]
+        log, out = os.path.join(d, "strace.openat"), os.path.join(d, "report.json")
+        # Without the setting `run` makes it later; with it, as given.
+        env = dict(os.environ, SEEKTRACE_SYMBOLIZE=mode) if mode == "exit" else None
+        ctx.st("run", "--trace", os.path.join(d, "traces"), "--json", "-o", out, "--", "strace",
+               "-f", "-qq", "-e", "trace=openat", "-o", log, *argv, env=env)
+        with open(out) as fh:
+            runs[mode] = (json.load(fh), os.path.join(d, "traces"))
+        with open(log, errors="replace") as fh:
+            libdw = [line for line in fh if "libdw.so" in line]
+        # The exit run must load it, or this test could not tell them apart.
+        expect(bool(libdw) == (mode == "exit"), f"{mode}: libdw opened {len(libdw)} times")
+    named = {mode: site_frames(j, os.path.join(ctx.tmp, f"{mode}.dat"))
+             for mode, (j, _) in runs.items()}
+    expect(named["later"] and named["later"] == named["exit"],
+           f"names differ:\n{named['later']}\n---\n{named['exit']}")
+    top = named["later"][0][0]
+    expect(top.get("function") == "main" and top.get("source", "").endswith("fseek2006.c")
+           and top.get("line", 0) > 0 and top.get("module") == prog, f"site {top}")
+    # The process's own report (DIR/reports) keeps the address for later.
+    (own,) = [r for r in reports_in(os.path.join(runs["later"][1], "reports")).values()
+              if r["argv"][0] == prog]
+    data = os.path.join(ctx.tmp, "later.dat")
+    raw = site_frames(own, data)[0][0]
+    expect(not raw.get("module") and raw.get("function") is None and raw["offset"] > 0,
+           f"at-exit frame {raw}")
+    # The same traces once the program has been rebuilt (a new file at its
+    # path): module + offset, never the new file's names.
+    again = ctx.stj("report", "--json", runs["later"][1])
+    expect(site_frames(again, data) == named["later"], "report over DIR names differently")
+    os.unlink(prog)
+    shutil.copy(ctx.a.demo, prog)
+    stale = site_frames(ctx.stj("report", "--json", runs["later"][1]), data)[0][0]
+    expect(stale.get("function") is None and stale.get("source") is None
+           and stale.get("module") == prog and stale["offset"] == top["offset"],
+           f"rebuilt program: {stale}")
+
+
 def case_crash_segv(ctx):
     crash_case(ctx, "segv", signal.SIGSEGV)
 

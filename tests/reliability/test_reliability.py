@@ -1283,7 +1283,8 @@ def config_malformed(ctx):
     argv = [ctx.prog("rl_exit"), "return", a]
     bad = {"SEEKTRACE_FORMAT": "xml", "SEEKTRACE_STACK": "lots", "SEEKTRACE_SIGNALS": "maybe",
            "SEEKTRACE_CAPTURE": "sometimes", "SEEKTRACE_BUFSIZE": "huge",
-           "SEEKTRACE_TRACE_MAX": "tiny", "SEEKTRACE_TRACE_CLOCK": "fast"}
+           "SEEKTRACE_TRACE_MAX": "tiny", "SEEKTRACE_TRACE_CLOCK": "fast",
+           "SEEKTRACE_SYMBOLIZE": "never"}
     plain = ctx.plain(argv)
     problems = []
     for var, value in list(bad.items()) + [("all", None)]:

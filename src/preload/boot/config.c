@@ -29,6 +29,14 @@ void st_config_load(void (*load_trace)(void), void (*load_output)(void))
         else
             st_config.stack = (int)n;
     }
+    v = getenv("SEEKTRACE_SYMBOLIZE");
+    st_config.symbolize_later = 0;
+    if (v && *v) {
+        if (strcmp(v, "later") == 0)
+            st_config.symbolize_later = 1;
+        else if (strcmp(v, "exit") != 0)
+            st_warn("SEEKTRACE_SYMBOLIZE=%s is not 'exit' or 'later'; using exit", v);
+    }
     v = getenv("SEEKTRACE_REPORT_FILES");
     st_config.report_files = ST_REPORT_FILES_DEFAULT;
     if (v && *v) {

@@ -11,6 +11,7 @@
 
 #include "arena.h"
 #include "bulk.h"
+#include "config.h"
 #include "elf_symtab.h"
 #include "proc_self.h"
 #include "loaded_object.h"
@@ -213,9 +214,11 @@ void st_symbolize(uintptr_t pc, struct st_report_frame *f)
      * is only for the frames of the others. */
     Dl_info info;
     if (dladdr((void *)at, &info)) {
-        with_dladdr(pc, &info, f);
         const char *name;
-        switch (from_symtab(&info, at, &name)) {
+        enum st_elf_answer answer = from_symtab(&info, at, &name);
+        if (answer != ST_ELF_LIBDW || !st_config.symbolize_later)
+            with_dladdr(pc, &info, f);
+        switch (answer) {
         case ST_ELF_NAME:
             f->function = demangled(name);
             return;
@@ -224,6 +227,12 @@ void st_symbolize(uintptr_t pc, struct st_report_frame *f)
         case ST_ELF_LIBDW:
             break;
         }
+    }
+    /* Later: the address alone, which `seektrace` names from the trace's
+     * modules (tools/symbolize.c), once for the whole job. */
+    if (st_config.symbolize_later) {
+        f->offset = pc;
+        return;
     }
     if (!load_libdw())
         return;
