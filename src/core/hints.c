@@ -56,6 +56,24 @@ static int python_buffer(const struct st_report_file *f, char *text, size_t size
     return 1;
 }
 
+/* A file the program mapped (mmap) is read by page faults wherever the
+ * program touches the mapping: no syscall shows those reads, so the file's
+ * figures are only its read calls' (git's packs, ripgrep, LLVM's tools). */
+static int mapped(const struct st_report_file *f, char *text, size_t size)
+{
+    uint64_t maps = f->counts.by_call[ST_CALL_MMAP].calls;
+    if (!maps)
+        return 0;
+    char n1[32];
+    snprintf(text, size,
+             "%s was mapped into memory (mmap, %s time%s): what the program reads there "
+             "comes in by page faults, which no syscall shows and seektrace cannot count; "
+             "its figures are its read calls' only. `perf stat -e major-faults` or "
+             "/proc/PID/io's read_bytes show the faults.",
+             f->path, st_fmt_count(n1, sizeof n1, maps), maps == 1 ? "" : "s");
+    return 1;
+}
+
 typedef int (*hint_fn)(const struct st_report_file *f, char *text, size_t size);
 
 static const struct {
@@ -63,6 +81,7 @@ static const struct {
     hint_fn fn;
 } rules[] = {
     {"python-io-buffer", python_buffer},
+    {"mmap-unseen", mapped},
 };
 
 size_t st_find_hints(const struct st_report *r, struct st_hint *out, size_t max)

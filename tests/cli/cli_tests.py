@@ -1811,6 +1811,47 @@ def case_hint_python(ctx):
             expect(hints == [] and line == [], f"buffering=0: {j['hints']} {line}")
 
 
+PY_MAP_READ = """
+import mmap, sys
+with open(sys.argv[1], "rb") as f:
+    total = 0
+    for _ in range(int(sys.argv[2])):
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+            total += sum(m[i] for i in range(0, len(m), 4096))
+    f.seek(0)
+    total += len(f.read(100))
+print(total)
+"""
+
+
+def case_hint_mmap(ctx):
+    # Issue 23: a file read through mmap is read by page faults, which the
+    # report cannot count: each mapping is counted (as strace shows it) and
+    # the report says so. Its twin maps nothing: no hint.
+    script = os.path.join(ctx.tmp, "map_read.py")
+    with open(script, "w") as fh:
+        fh.write(PY_MAP_READ)
+    for maps in (3, 0):
+        log = os.path.join(ctx.tmp, f"strace.mmap{maps}")
+        traces, _, _ = ctx.traced(["strace", "-f", "-qq", "-y", "-e", "trace=mmap", "-o", log,
+                                   sys.executable, script, ctx.bin, str(maps)], name=f"map{maps}")
+        with open(log) as fh:
+            strace_maps = sum(1 for line in fh if f"<{os.path.realpath(ctx.bin)}>" in line)
+        expect(strace_maps == maps, f"strace saw {strace_maps} mappings, the script made {maps}")
+        j = ctx.stj("report", "--json", *[t for t in traces_in(traces) if "python" in t])
+        f = file_of(j, data_files.BINARY_NAME)
+        expect(f["calls"].get("mmap", 0) == maps, f"mmap calls {f['calls']}, strace {maps}")
+        hints = [h for h in j["hints"] if h["rule"] == "mmap-unseen"]
+        text, _ = ctx.st("report", *[t for t in traces_in(traces) if "python" in t])
+        line = [ln for ln in text.splitlines() if ln.startswith("  not seen: ")]
+        if maps:
+            expect(len(hints) == 1 and hints[0]["path"] == ctx.bin, f"hints {j['hints']}")
+            expect(len(line) == 1 and ctx.bin in line[0] and f"mmap, {maps} times" in line[0],
+                   f"{line}")
+        else:
+            expect(hints == [] and line == [], f"no mapping: {j['hints']} {line}")
+
+
 # File names that are not UTF-8, one per class of Unicode §3.9 Table 3-7's
 # ill-formed sequences, and names that are but need care.
 ODD_NAMES = (

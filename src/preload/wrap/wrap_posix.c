@@ -1,6 +1,6 @@
 /* wrap_posix.c — the interposed POSIX file calls, generated from
- * wrap_posix.def and wrap_open*.def; close, the directory seeks, fcntl and the
- * _exit pair by hand.
+ * wrap_posix.def and wrap_open*.def; close, the directory seeks, fcntl, mmap
+ * and the _exit pair by hand.
  *
  * Each makes exactly one syscall, so counting calls counts what strace
  * shows. ST_REAL (boot/real.h) reaches the real function even before
@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -276,6 +277,34 @@ DIR_SEEK(seekdir, (DIR *dir, long pos), (dir, pos), pos)
 FCNTL(fcntl)
 FCNTL(fcntl64)
 #undef FCNTL
+
+/* A file mapped into memory is read by page faults, which no syscall
+ * shows (git reads its packs so): each mapping of a file is counted on it,
+ * so that the report can say what it cannot see (core/hints.c). The
+ * loader's own mappings of libraries never come here (ld.so calls its own
+ * mmap), nor do this library's (made while busy, or anonymous). */
+static void note_mmap(int fd)
+{
+    const struct st_fd *e = st_fd_get(fd);
+    struct st_tally *c = e ? st_file_direct(e->file) : NULL;
+    if (c)
+        st_tally_count_call(c, ST_CALL_MMAP);
+    st_trace_count(c, ST_CALL_MMAP);
+}
+
+#define MMAP(name, off_type)                                                         \
+    ST_EXPORT(void *, name, (void *addr, size_t len, int prot, int flags, int fd,    \
+                             off_type off))                                          \
+    {                                                                                \
+        st_ensure_init();                                                            \
+        void *r = ST_REAL(name)(addr, len, prot, flags, fd, off);                    \
+        if (r != MAP_FAILED && fd >= 0 && !(flags & MAP_ANONYMOUS))                  \
+            AFTER(note_mmap(fd));                                                    \
+        return r;                                                                    \
+    }
+MMAP(mmap, off_t)
+MMAP(mmap64, off64_t)
+#undef MMAP
 
 /* _exit skips atexit handlers and destructors: report first. */
 ST_EXPORT(void, _exit, (int status))
