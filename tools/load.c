@@ -188,10 +188,10 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
     if (rc == 1) {
         /* The footer is the report; the events are still read through, so
          * that a damaged trace is never reported as if it were whole, and
-         * their definitions kept: the modules name the frames the process
-         * left as addresses. */
-        p.model = st_trace_model_new();
-        if (!p.model) {
+         * its modules kept: they name the frames the process left as
+         * addresses. */
+        p.model = symbolizer ? st_trace_model_new() : NULL;
+        if (symbolizer && !p.model) {
             snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
             free_process(&p);
             return -1;
@@ -200,8 +200,7 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
         int k;
         uint64_t n = 0;
         while ((k = st_trace_next(p.reader, &ev, err)) == 1) {
-            if (st_trace_kind(ev.kind)->role == ST_EV_DEFINES &&
-                st_trace_model_apply(p.model, &ev) != 0) {
+            if (ev.kind == ST_EV_MODULE && p.model && st_trace_model_apply(p.model, &ev) != 0) {
                 snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
                 free_process(&p);
                 return -1;
