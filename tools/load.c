@@ -160,6 +160,19 @@ static void name_raw_frames(struct st_report *r, const struct st_trace_model *m,
         }
 }
 
+/* The footer's device figures into a report rebuilt from the events. */
+static void take_storage(struct st_report *r, const struct st_report *footer)
+{
+    r->storage = footer->storage;
+    for (size_t i = 0; i < footer->nfiles; i++)
+        if (footer->files[i].device_measured)
+            for (size_t k = 0; k < r->nfiles; k++)
+                if (strcmp(r->files[k].path, footer->files[i].path) == 0) {
+                    r->files[k].device_measured = 1;
+                    r->files[k].device_read_bytes = footer->files[i].device_read_bytes;
+                }
+}
+
 static int load_trace(const char *path, const struct load_opts *o, process_fn fn, void *ctx,
                       char *err)
 {
@@ -177,8 +190,12 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
     p.stop_reason = in->stop_reason;
     p.exe = in->exe ? strdup(in->exe) : NULL;
     int rc = 0;
+    struct st_report footer; /* --from-events: the device figures, which no event holds */
+    memset(&footer, 0, sizeof footer);
     if (!o->from_events)
         rc = st_trace_footer_report(p.reader, &p.report, &p.footer_mem, err);
+    else if (st_trace_footer_report(p.reader, &footer, &p.footer_mem, err) < 0)
+        err[0] = '\0'; /* a damaged footer: the events are the report */
     if (rc < 0) {
         free_process(&p);
         return -1;
@@ -245,6 +262,8 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
             free_process(&p);
             return -1;
         }
+        if (p.footer_mem)
+            take_storage(&p.report, &footer);
     }
     rc = fn(&p, ctx);
     free_process(&p);

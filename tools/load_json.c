@@ -98,6 +98,23 @@ static void decode_names(struct jval *v) // NOLINT(misc-no-recursion)
         decode_names(&v->items[i]);
 }
 
+/* The totals' device figures (docs/storage.md); a report written before
+ * them, or with them null, has none. */
+static void json_storage(const struct jval *totals, struct st_report_storage *s)
+{
+    const struct jval *in = json_get(totals, "device_read_bytes");
+    const struct jval *out = json_get(totals, "device_write_bytes");
+    s->processes = 1;
+    s->measured = in && in->type == J_NUMBER && j_u64(in, &s->device_read_bytes) == 0 &&
+                  (!out || out->type != J_NUMBER || j_u64(out, &s->device_write_bytes) == 0);
+    s->processes_unmeasured = !s->measured;
+    if (!s->measured) {
+        s->why_not = j_string(json_get(totals, "device_unmeasured"));
+        if (!s->why_not)
+            s->why_not = "the report has no device figures";
+    }
+}
+
 /* A seektrace.report/2 object (or /1, whose strings json.c already turned
  * back into bytes: it wrote a byte that is not UTF-8 as \udcXX) as a report;
  * memory from the JSON arena (alloc). Returns NULL or a reason. */
@@ -194,10 +211,16 @@ static const char *json_report(struct jval *v, struct st_report *r)
                     return "a site's counter is not a non-negative integer";
             }
         }
+        const struct jval *dev = json_get(f, "device_read_bytes");
+        if (dev && dev->type == J_NUMBER) {
+            r->storage.per_file = 1;
+            rf->device_measured = j_u64(dev, &rf->device_read_bytes) == 0;
+        }
         r->nfiles++;
     }
     for (size_t i = 0; i < r->nfiles; i++)
         st_counts_add(&r->totals, &r->files[i].counts);
+    json_storage(json_get(v, "totals"), &r->storage);
     return NULL;
 }
 

@@ -6,6 +6,7 @@
  * of the same program counts once whichever process ran it. Memory grows
  * with distinct files and sites, not with the number of processes. */
 #define _GNU_SOURCE 1
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,6 +28,7 @@ struct mfile {
     size_t nstreams, capstreams;
     struct msite *sites;
     size_t nsites, capsites;
+    uint64_t device_read_bytes, device_processes; /* SEEKTRACE_STORAGE=file rows */
 };
 
 struct merged {
@@ -37,6 +39,9 @@ struct merged {
     int inferred;
     const char *reason;
     char libc[128]; /* the C library versions seen, "2.36" or "2.36,2.41" */
+    struct st_report_storage storage;
+    char *storage_why; /* the first unmeasured process's reason */
+    char storage_text[640];
     /* the built report */
     struct st_report_file *out_files;
     struct st_report_site **out_sites;
@@ -161,12 +166,17 @@ void merged_add(struct merged *m, const struct st_report *r)
      * programs under another loader lists each version once. */
     if (r->libc_version && *r->libc_version)
         list_add_once(m->libc, sizeof m->libc, r->libc_version, ",");
+    st_storage_add(&m->storage, &r->storage);
+    if (!r->storage.measured && !m->storage_why && r->storage.why_not)
+        m->storage_why = xstrdup(r->storage.why_not);
     for (size_t i = 0; i < r->nfiles; i++) {
         const struct st_report_file *rf = &r->files[i];
         struct mfile *f = file_of(m, rf->path);
         st_counts_add(&f->counts, &rf->counts);
         f->processes++;
         f->processes_with_findings += st_file_has_findings(rf) != 0;
+        f->device_read_bytes += rf->device_read_bytes;
+        f->device_processes += rf->device_measured != 0;
         for (size_t k = 0; k < rf->nstreams; k++)
             add_stream(f, &rf->streams[k]);
         for (size_t k = 0; k < rf->nsites; k++) {
@@ -226,6 +236,8 @@ void merged_report(struct merged *m, struct st_report *out, const struct st_repo
         rf->nstreams = f->nstreams;
         rf->processes = f->processes;
         rf->processes_with_findings = f->processes_with_findings;
+        rf->device_measured = f->device_processes == f->processes;
+        rf->device_read_bytes = f->device_read_bytes;
         rf->nsites = f->nsites;
         rf->sites = calloc(f->nsites ? f->nsites : 1, sizeof *rf->sites);
         if (!rf->sites)
@@ -238,6 +250,19 @@ void merged_report(struct merged *m, struct st_report *out, const struct st_repo
     }
     out->files = m->out_files;
     out->nfiles = m->n;
+    out->storage = m->storage;
+    if (!m->storage.measured) {
+        /* One process's reason; how many it stands for when several. */
+        if (m->storage.processes > 1)
+            snprintf(m->storage_text, sizeof m->storage_text, "%llu of %llu processes: %s",
+                     (unsigned long long)m->storage.processes_unmeasured,
+                     (unsigned long long)m->storage.processes,
+                     m->storage_why ? m->storage_why : "not measured");
+        else
+            snprintf(m->storage_text, sizeof m->storage_text, "%s",
+                     m->storage_why ? m->storage_why : "not measured");
+        out->storage.why_not = m->storage_text;
+    }
     st_report_finish(out);
 }
 
@@ -269,5 +294,6 @@ void merged_free(struct merged *m)
     free(m->files);
     free(m->index);
     free((char *)m->reason);
+    free(m->storage_why);
     free(m);
 }

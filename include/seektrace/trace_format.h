@@ -70,7 +70,7 @@
 #define ST_TRACE_ENDIAN 0x01020304u
 #define ST_TRACE_VERSION_MAJOR 4 /* 4 added WRITE_AT, WRITTEN and FLUSH events, 3 CALL's F2,
                                   * 2 OP events; 1 to 3 are still read */
-#define ST_TRACE_VERSION_MINOR 0 /* 3.1 added stop_reason */
+#define ST_TRACE_VERSION_MINOR 1 /* 4.1 the STORAGE footer record, 3.1 stop_reason */
 #define ST_TRACE_FIXED_HEADER 256u
 #define ST_TRACE_SUFFIX ".sktrace"
 
@@ -289,6 +289,11 @@ enum st_trace_op {
  *            frame  = str function, str source, u line, str module, u offset
  *                     (str: u len, bytes; len 0 is "unknown")
  *   STATS    u end_ns, u events_lost
+ *   STORAGE  (4.1) u flags (1: measured, 2: per file), u device_read_bytes,
+ *            u device_write_bytes, str why not measured, u n,
+ *            n × (u file: the FILE record's index, 0 first; u device_read_bytes)
+ *            — what the block device did for the process (docs/storage.md);
+ *            a trace without it has no device figures
  *
  *   counts   u n, n × (u field, u value): only non-zero fields.
  *            field 1..ST_TRACE_FIELD_SCALARS: the scalar counters below;
@@ -304,7 +309,10 @@ enum st_trace_footer_tag {
     ST_FOOT_PROCESS = 1,
     ST_FOOT_FILE = 2,
     ST_FOOT_STATS = 3,
+    ST_FOOT_STORAGE = 4,
 };
+#define ST_FOOT_STORAGE_MEASURED 0x1u
+#define ST_FOOT_STORAGE_PER_FILE 0x2u
 
 /* Scalar counter field numbers (stable; never renumbered). */
 enum st_trace_field {

@@ -61,6 +61,25 @@ static void counts(struct st_json *j, const struct st_counts *c)
     st_json_end_object(j);
 }
 
+/* The device's figures, or null and why they are not a measurement. */
+static void storage(struct st_json *j, const struct st_report_storage *s)
+{
+    st_json_key(j, "device_read_bytes");
+    if (s->measured)
+        st_json_u64(j, s->device_read_bytes);
+    else
+        st_json_null(j);
+    st_json_key(j, "device_write_bytes");
+    if (s->measured)
+        st_json_u64(j, s->device_write_bytes);
+    else
+        st_json_null(j);
+    if (!s->measured) {
+        st_json_key(j, "device_unmeasured");
+        st_json_string(j, s->why_not ? s->why_not : "not measured");
+    }
+}
+
 static void stream(struct st_json *j, const struct st_report_stream *s)
 {
     st_json_begin_object(j);
@@ -208,6 +227,7 @@ void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
     st_json_key(&j, "totals");
     st_json_begin_object(&j);
     counts(&j, &r->totals);
+    storage(&j, &r->storage);
     st_json_end_object(&j);
     st_json_key(&j, "files");
     st_json_begin_array(&j);
@@ -221,6 +241,13 @@ void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
             st_json_u64(&j, f->processes);
         }
         counts(&j, &f->counts);
+        if (r->storage.per_file) {
+            st_json_key(&j, "device_read_bytes");
+            if (f->device_measured)
+                st_json_u64(&j, f->device_read_bytes);
+            else
+                st_json_null(&j);
+        }
         st_json_key(&j, "streams");
         st_json_begin_array(&j);
         for (size_t k = 0; k < f->nstreams; k++)

@@ -25,6 +25,18 @@ const char *st_buf_origin_name(enum st_buf_origin o)
     }
 }
 
+void st_storage_add(struct st_report_storage *sum, const struct st_report_storage *one)
+{
+    uint64_t n = one->processes ? one->processes : 1;
+    uint64_t unmeasured = one->processes ? one->processes_unmeasured : !one->measured;
+    sum->processes += n;
+    sum->processes_unmeasured += unmeasured;
+    sum->device_read_bytes += one->device_read_bytes;
+    sum->device_write_bytes += one->device_write_bytes;
+    sum->measured = sum->processes_unmeasured == 0;
+    sum->per_file |= one->per_file;
+}
+
 struct st_rank st_report_rank_file(const struct st_report_file *f)
 {
     const struct st_counts *c = &f->counts;

@@ -67,6 +67,24 @@ struct st_report_file {
      * some: a thousand processes that each read /etc/passwd once are not a
      * pattern to fix. 0: one process's own row. */
     uint64_t processes, processes_with_findings;
+    /* SEEKTRACE_STORAGE=file: bytes the device read while the program's
+     * read syscalls on this file ran (docs/storage.md). */
+    int device_measured;
+    uint64_t device_read_bytes;
+};
+
+/* The storage tier below the page cache (docs/storage.md): what the block
+ * device read and wrote for the process, from getrusage's ru_inblock and
+ * ru_oublock since the library started in it. */
+struct st_report_storage {
+    int measured;                /* the figures below are a measurement */
+    uint64_t device_read_bytes;  /* 0 when measured on a warm page cache */
+    uint64_t device_write_bytes; /* bytes the process dirtied for the device */
+    const char *why_not;         /* not measured: why (a file on tmpfs, an older trace) */
+    /* Merged reports: processes summed, and how many of them had no
+     * measurement (then `measured` is 0 and the figures sum the others). */
+    uint64_t processes, processes_unmeasured;
+    int per_file; /* SEEKTRACE_STORAGE=file: files carry device_read_bytes */
 };
 
 struct st_report {
@@ -85,6 +103,7 @@ struct st_report {
     size_t nfiles_other;
     struct st_counts other;
     int json_rows_bounded; /* JSON lists the worst files only, not every one */
+    struct st_report_storage storage;
 };
 
 /* How many rows each part of a report prints: the text report's worst
@@ -107,6 +126,10 @@ struct st_rank st_report_rank_pair(const struct st_report_file *f, const struct 
                                    size_t k);
 
 const char *st_buf_mode_name(enum st_buf_mode m);
+
+/* Adds one process's storage figures to a merged report's (sum zeroed
+ * before the first). */
+void st_storage_add(struct st_report_storage *sum, const struct st_report_storage *one);
 const char *st_buf_origin_name(enum st_buf_origin o);
 
 /* Ranks and sorts files and each file's sites worst first (highest cost,

@@ -19,6 +19,27 @@ static const char *plural(uint64_t n)
     return n == 1 ? "" : "s";
 }
 
+/* What the block device did, below the page cache (docs/storage.md). */
+static void storage_line(const struct st_report *r, struct st_outbuf *o)
+{
+    const struct st_report_storage *s = &r->storage;
+    char b1[32], b2[32], b3[32];
+    if (!s->measured) {
+        st_out_str(o, "  device bytes unknown: ");
+        st_out_text(o, s->why_not ? s->why_not : "not measured");
+        st_out_str(o, "\n");
+        return;
+    }
+    st_out_printf(o, "  %s read from the device, %s written to it",
+                  st_fmt_bytes(b1, sizeof b1, s->device_read_bytes),
+                  st_fmt_bytes(b2, sizeof b2, s->device_write_bytes));
+    uint64_t k = r->totals.kernel_read_bytes;
+    if (k / 2 > s->device_read_bytes) /* the page cache's part, when it is most */
+        st_out_printf(o, ": at least %s of the kernel's reads came from the page cache",
+                      st_fmt_bytes(b3, sizeof b3, k - s->device_read_bytes));
+    st_out_str(o, "\n");
+}
+
 static void headline(const struct st_report *r, struct st_outbuf *o)
 {
     st_out_printf(o, "seektrace: pid %ld", r->pid);
@@ -50,6 +71,7 @@ static void headline(const struct st_report *r, struct st_outbuf *o)
     if (t->delivered_bytes)
         st_out_printf(o, ": %s amplification", st_fmt_ratio(a, sizeof a, st_counts_amplification(t)));
     st_out_str(o, "\n");
+    storage_line(r, o);
     if (!t->write_syscalls && !t->written_bytes)
         return;
     st_out_printf(o, "  %s written to the kernel in %s write syscall%s for %s handed over",

@@ -747,6 +747,8 @@ int st_trace_model_report(struct st_trace_model *m, const struct st_trace_info *
             site->frames = frames;
             site->nframes = (int)nfr;
         }
+    r->storage.processes = r->storage.processes_unmeasured = 1;
+    r->storage.why_not = "the trace has no footer: the process never wrote its device figures";
     st_report_finish(r);
     rc = 0;
 out:

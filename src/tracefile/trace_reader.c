@@ -678,6 +678,31 @@ static int f_file(struct fcur *c, struct st_report_file *f, const struct st_trac
     return 0;
 }
 
+/* STORAGE (4.1): the device's figures, and per file when measured so. */
+static int f_storage(struct fcur *c, struct st_report *out)
+{
+    struct st_report_storage *s = &out->storage;
+    uint64_t flags, n;
+    if (f_u(c, &flags) != 0 || f_u(c, &s->device_read_bytes) != 0 ||
+        f_u(c, &s->device_write_bytes) != 0 || f_str(c, &s->why_not) != 0 || f_u(c, &n) != 0 ||
+        n > out->nfiles)
+        return -1;
+    s->measured = (flags & ST_FOOT_STORAGE_MEASURED) != 0;
+    s->per_file = (flags & ST_FOOT_STORAGE_PER_FILE) != 0;
+    s->processes = 1;
+    s->processes_unmeasured = !s->measured;
+    if (!s->measured && !s->why_not)
+        s->why_not = "not measured";
+    for (uint64_t i = 0; i < n; i++) {
+        uint64_t file, bytes;
+        if (f_u(c, &file) != 0 || f_u(c, &bytes) != 0 || file >= out->nfiles)
+            return -1;
+        out->files[file].device_measured = 1;
+        out->files[file].device_read_bytes = bytes;
+    }
+    return 0;
+}
+
 int st_trace_footer_report(struct st_trace_reader *r, struct st_report *out, void **block,
                            char err[ST_TRACE_ERROR_MAX])
 {
@@ -728,6 +753,8 @@ int st_trace_footer_report(struct st_trace_reader *r, struct st_report *out, voi
     }
     out->files = mem_alloc(&mem, sizeof *out->files * (nfiles ? nfiles : 1));
     int have_process = 0;
+    out->storage.processes = out->storage.processes_unmeasured = 1;
+    out->storage.why_not = "the trace has no device figures (written before format 4.1)";
     while (out->files && c.p < c.end) {
         uint64_t tag, n;
         const uint8_t *at = c.p;
@@ -744,8 +771,10 @@ int st_trace_footer_report(struct st_trace_reader *r, struct st_report *out, voi
             ok = f_file(&rec, &out->files[out->nfiles], in);
             if (ok == 0)
                 out->nfiles++;
+        } else if (tag == ST_FOOT_STORAGE) {
+            ok = f_storage(&rec, out);
         }
-        if (ok != 0 || (rec.p != rec.end && tag <= ST_FOOT_FILE)) {
+        if (ok != 0 || (rec.p != rec.end && (tag <= ST_FOOT_FILE || tag == ST_FOOT_STORAGE))) {
             c.p = at;
             goto corrupt_at;
         }

@@ -25,6 +25,7 @@
 #include "sites.h"
 #include "symbolize.h"
 #include "report_model.h"
+#include "storage.h"
 #include "streams.h"
 #include "thread_state.h"
 #include "sort.h"
@@ -376,6 +377,7 @@ static int build(struct st_report *r)
     r->argv = argv_saved;
     r->argc = argc_saved;
     st_report_finish(r);
+    st_storage_report(r);
     st_symbolize_done();
     return 0;
 }

@@ -12,6 +12,7 @@
 #include "ledger.h"
 #include "own_fds.h"
 #include "registry_lock.h"
+#include "storage.h"
 #include "streams.h"
 #include "thread_state.h"
 
@@ -32,6 +33,7 @@ void st_lifecycle_child(void)
     st_cells_new_epoch();
     st_pairs_forget();
     st_files_reset();
+    st_storage_fork_child();
     st_streams_settle_marks();
     st_report_reset_in_child();
     st_own_fds_child();

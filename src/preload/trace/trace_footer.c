@@ -113,6 +113,25 @@ static void enc_stats(struct sink *k, uint64_t end_ns)
     sink_u(k, __atomic_load_n(&st_tw.hdr->events_lost, __ATOMIC_RELAXED));
 }
 
+static void enc_storage(struct sink *k, const struct st_report *r)
+{
+    const struct st_report_storage *s = &r->storage;
+    sink_u(k, (s->measured ? ST_FOOT_STORAGE_MEASURED : 0) |
+                  (s->per_file ? ST_FOOT_STORAGE_PER_FILE : 0));
+    sink_u(k, s->device_read_bytes);
+    sink_u(k, s->device_write_bytes);
+    sink_str(k, s->measured ? NULL : s->why_not);
+    uint64_t n = 0;
+    for (size_t i = 0; i < r->nfiles; i++)
+        n += r->files[i].device_measured != 0;
+    sink_u(k, n);
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (r->files[i].device_measured) {
+            sink_u(k, i);
+            sink_u(k, r->files[i].device_read_bytes);
+        }
+}
+
 /* Each record: tag, length, body — the body encoded twice, to measure it
  * and then to write it. */
 #define RECORD(k, tag, enc, ...)                                                     \
@@ -130,6 +149,7 @@ static void enc_footer(struct sink *k, const struct st_report *r, uint64_t end_n
     for (size_t i = 0; i < r->nfiles; i++)
         RECORD(k, ST_FOOT_FILE, enc_file, &r->files[i]);
     RECORD(k, ST_FOOT_STATS, enc_stats, end_ns);
+    RECORD(k, ST_FOOT_STORAGE, enc_storage, r);
 }
 
 /* The last word on each recorded stream: its buffer as it ended (it may

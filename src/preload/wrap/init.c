@@ -23,6 +23,7 @@
 #include "stdio_hook.h"
 #include "stdio_model.h"
 #include "stdio_slots.h"
+#include "storage.h"
 #include "streams.h"
 #include "thread_state.h"
 #include "trace_writer.h"
@@ -78,6 +79,7 @@ static void initialise(void)
     st_self.busy++;
     st_self.own_io++; /* dlsym, the hook's checks: whatever they read is ours */
     st_real_resolve();
+    st_storage_start();
     st_config_load(st_trace_config_load, st_output_config_load);
     st_trace_init(); /* SEEKTRACE_TRACE */
     st_sites_init(st_config.stack);

@@ -1,0 +1,99 @@
+/* storage.c — see storage.h. */
+#define _GNU_SOURCE 1
+#include "storage.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "report_model.h"
+
+#define BLOCK_UNIT 512u      /* ru_inblock/ru_oublock count 512-byte blocks */
+#define FILES_CHECKED 64     /* report rows looked at for a device-less file */
+#define BTRFS_MAGIC 0x9123683eL /* a block file system with anonymous st_dev */
+
+static uint64_t base_in, base_out;
+
+static int usage_now(uint64_t *in, uint64_t *out)
+{
+    struct rusage ru;
+    if (syscall(SYS_getrusage, RUSAGE_SELF, &ru) != 0)
+        return -1;
+    *in = (uint64_t)ru.ru_inblock;
+    *out = (uint64_t)ru.ru_oublock;
+    return 0;
+}
+
+void st_storage_start(void)
+{
+    if (usage_now(&base_in, &base_out) != 0)
+        base_in = base_out = 0;
+}
+
+void st_storage_fork_child(void)
+{
+    base_in = base_out = 0;
+}
+
+static const char *fs_name(long type)
+{
+    static const struct { long type; const char *name; } known[] = {
+        {0x01021994L, "tmpfs"}, {0x858458f6L, "ramfs"},   {0x794c7630L, "overlay"},
+        {0x6969L, "nfs"},       {0x65735546L, "fuse"},    {0x01021997L, "9p"},
+        {0xff534d42L, "cifs"},  {0xfe534d42L, "smb2"},    {0x6a656a63L, "virtiofs"},
+        {0x00c36400L, "ceph"},  {0x9fa0L, "proc"},        {0x62656572L, "sysfs"},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (known[i].type == type)
+            return known[i].name;
+    return NULL;
+}
+
+/* Whether path lives on a file system with no block device under it; its
+ * name then in name. */
+static int deviceless(const char *path, char *name, size_t size)
+{
+    struct stat st;
+    struct statfs sf;
+    if (path[0] != '/' || syscall(SYS_newfstatat, AT_FDCWD, path, &st, 0) != 0 ||
+        !S_ISREG(st.st_mode) || major(st.st_dev) != 0 ||
+        syscall(SYS_statfs, path, &sf) != 0 || (long)sf.f_type == BTRFS_MAGIC)
+        return 0;
+    const char *known = fs_name((long)sf.f_type);
+    if (known)
+        snprintf(name, size, "%s", known);
+    else
+        snprintf(name, size, "a file system of type %#lx", (unsigned long)sf.f_type);
+    return 1;
+}
+
+void st_storage_report(struct st_report *r)
+{
+    static char why[512];
+    struct st_report_storage *s = &r->storage;
+    uint64_t in, out;
+    s->processes = 1;
+    if (usage_now(&in, &out) != 0) {
+        s->why_not = "getrusage failed";
+        s->processes_unmeasured = 1;
+        return;
+    }
+    for (size_t i = 0; i < r->nfiles && i < FILES_CHECKED; i++) {
+        const struct st_report_file *f = &r->files[i];
+        char name[64];
+        if (!f->counts.kernel_read_bytes || !deviceless(f->path, name, sizeof name))
+            continue;
+        snprintf(why, sizeof why, "%s is on %s, which has no block device", f->path, name);
+        s->why_not = why;
+        s->processes_unmeasured = 1;
+        return;
+    }
+    s->measured = 1;
+    s->device_read_bytes = (in - base_in) * BLOCK_UNIT;
+    s->device_write_bytes = (out - base_out) * BLOCK_UNIT;
+}
