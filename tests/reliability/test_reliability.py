@@ -1284,7 +1284,8 @@ def config_malformed(ctx):
     bad = {"SEEKTRACE_FORMAT": "xml", "SEEKTRACE_STACK": "lots", "SEEKTRACE_SIGNALS": "maybe",
            "SEEKTRACE_CAPTURE": "sometimes", "SEEKTRACE_BUFSIZE": "huge",
            "SEEKTRACE_TRACE_MAX": "tiny", "SEEKTRACE_TRACE_CLOCK": "fast",
-           "SEEKTRACE_SYMBOLIZE": "never"}
+           "SEEKTRACE_SYMBOLIZE": "never", "SEEKTRACE_FADVISE": "sometimes",
+           "SEEKTRACE_STORAGE": "disk"}
     plain = ctx.plain(argv)
     problems = []
     for var, value in list(bad.items()) + [("all", None)]:

@@ -6,6 +6,7 @@
 #include "files.h"
 #include "glibc_compat.h"
 #include "staleness.h"
+#include "storage.h"
 
 /* 8 KiB, of which a process with fewer than a page of descriptors uses
  * the first word: bulk, next to limbo, not among the small variables. */
@@ -134,9 +135,11 @@ static void publish_new(int fd, struct st_file *file, struct st_desc *d)
 
 void st_fd_opened(int fd, const char *name)
 {
+    struct st_file *f = st_file_of_opening(fd, name);
     struct st_desc *d = new_desc(0);
     if (d)
-        publish_new(fd, st_file_of_opening(fd, name), d);
+        publish_new(fd, f, d);
+    st_storage_opened(fd, f);
 }
 
 void st_fd_refresh(int fd)

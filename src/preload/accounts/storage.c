@@ -2,6 +2,7 @@
 #define _GNU_SOURCE 1
 #include "storage.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/resource.h>
@@ -11,6 +12,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "config.h"
+#include "files.h"
 #include "report_model.h"
 
 #define BLOCK_UNIT 512u      /* ru_inblock/ru_oublock count 512-byte blocks */
@@ -38,6 +41,15 @@ void st_storage_start(void)
 void st_storage_fork_child(void)
 {
     base_in = base_out = 0;
+}
+
+void st_storage_opened(int fd, const struct st_file *f)
+{
+    if (st_config.fadvise < 0 || !f || !f->seekable)
+        return;
+    int saved = errno;
+    syscall(SYS_fadvise64, fd, (off_t)0, (off_t)0, st_config.fadvise);
+    errno = saved;
 }
 
 static const char *fs_name(long type)

@@ -19,6 +19,12 @@ void st_storage_start(void);
 /* In a fork child: its counters start at zero. */
 void st_storage_fork_child(void);
 
+struct st_file;
+
+/* The program opened f on fd: SEEKTRACE_FADVISE's advice is given to it
+ * (a file with offsets only; the program's errno is kept). */
+void st_storage_opened(int fd, const struct st_file *f);
+
 /* At exit, after the report's rows are chosen and ordered: the figures, or
  * null and why (a file the process read or wrote lives on a file system
  * without a block device, whose page cache is all there is). */

@@ -1,6 +1,7 @@
 /* config.c — see config.h. */
 #include "config.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,6 +61,28 @@ void st_config_load(void (*load_trace)(void), void (*load_output)(void))
                     "buffers are left alone", v);
         else
             st_config.bufsize = size;
+    }
+    v = getenv("SEEKTRACE_FADVISE");
+    st_config.fadvise = -1;
+    if (v && *v) {
+        static const struct { const char *name; int advice; } advice[] = {
+            {"normal", POSIX_FADV_NORMAL}, {"random", POSIX_FADV_RANDOM},
+            {"sequential", POSIX_FADV_SEQUENTIAL}, {"noreuse", POSIX_FADV_NOREUSE},
+        };
+        for (size_t i = 0; i < sizeof advice / sizeof advice[0]; i++)
+            if (strcmp(v, advice[i].name) == 0)
+                st_config.fadvise = advice[i].advice;
+        if (st_config.fadvise < 0)
+            st_warn("SEEKTRACE_FADVISE=%s is not 'normal', 'random', 'sequential' or 'noreuse'; "
+                    "files are left alone", v);
+    }
+    v = getenv("SEEKTRACE_STORAGE");
+    st_config.storage_per_file = 0;
+    if (v && *v) {
+        if (strcmp(v, "file") == 0)
+            st_config.storage_per_file = 1;
+        else if (strcmp(v, "process") != 0)
+            st_warn("SEEKTRACE_STORAGE=%s is not 'process' or 'file'; using process", v);
     }
     load_output();
 }

@@ -20,6 +20,8 @@ struct st_config {
     int symbolize_later;    /* SEEKTRACE_SYMBOLIZE=later: no DWARF (libdw) at exit */
     unsigned long report_files; /* SEEKTRACE_REPORT_FILES: JSON rows, 0 = every file */
     unsigned long long bufsize; /* SEEKTRACE_BUFSIZE: forced stream buffer, 0 = off */
+    int fadvise;            /* SEEKTRACE_FADVISE: POSIX_FADV_* given every file opened, -1 = off */
+    int storage_per_file;   /* SEEKTRACE_STORAGE=file: device bytes per file */
     const char *trace_dir;  /* SEEKTRACE_TRACE: absolute directory, NULL = no trace */
     unsigned long long trace_max; /* SEEKTRACE_TRACE_MAX: size cap of a trace's events */
     int trace_tsc;          /* SEEKTRACE_TRACE_CLOCK: 0 = clock_gettime only (monotonic),
