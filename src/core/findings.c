@@ -297,6 +297,95 @@ static const rule_fn rules[] = {
     rule_setvbuf_ignored, rule_ftell_lseek, rule_read_modify_write, rule_reread,
 };
 
+/* ## The storage tier: rules on the process's device figures
+ * (docs/storage.md), said on the file the kernel read most from. */
+#define MIN_TIER_BYTES (8u << 20)
+#define CACHE_SHARE 10   /* page-cache-copies: the device read at most 1/10 */
+#define OVERFETCH 2      /* readahead-overfetch: the device read 2x what was copied */
+
+static const struct st_report_file *most_read(const struct st_report *r)
+{
+    const struct st_report_file *best = NULL;
+    for (size_t i = 0; i < r->nfiles; i++)
+        if (!best || r->files[i].counts.kernel_read_bytes > best->counts.kernel_read_bytes)
+            best = &r->files[i];
+    return best && best->counts.kernel_read_bytes ? best : NULL;
+}
+
+/* Seeks and positioned reads: the program jumps about the file. */
+static uint64_t jumps(const struct st_counts *c)
+{
+    return c->lseek_syscalls + c->by_call[ST_CALL_PREAD].read_syscalls +
+           c->by_call[ST_CALL_FSEEK].calls + c->by_call[ST_CALL_FSETPOS].calls;
+}
+
+/* The 2006 case under the syscalls: the kernel copied far more than the
+ * program used, and nearly all of it from the page cache. */
+static void rule_page_cache_copies(const struct st_report *r, struct st_finding *out, size_t *n,
+                                   size_t max)
+{
+    const struct st_report_storage *s = &r->storage;
+    const struct st_counts *t = &r->totals;
+    const struct st_report_file *f = most_read(r);
+    uint64_t waste = st_counts_wasted_bytes(t);
+    if (!s->measured || !f || waste < MIN_TIER_BYTES ||
+        st_counts_amplification(t) < MIN_AMPLIFICATION ||
+        s->device_read_bytes > t->kernel_read_bytes / CACHE_SHARE)
+        return;
+    struct st_finding *x = next(out, n, max, "page-cache-copies", f, waste, reads);
+    if (!x)
+        return;
+    char b1[32], b2[32], b3[32], b4[32], a[32];
+    snprintf(x->what, sizeof x->what,
+             "readahead will not help: %s came from the page cache; the buffer size will. "
+             "The kernel copied %s to deliver %s (%s) and the device read %s.",
+             st_fmt_bytes(b1, sizeof b1, t->kernel_read_bytes - s->device_read_bytes),
+             st_fmt_bytes(b2, sizeof b2, t->kernel_read_bytes),
+             st_fmt_bytes(b3, sizeof b3, t->delivered_bytes),
+             st_fmt_ratio(a, sizeof a, st_counts_amplification(t)),
+             st_fmt_bytes(b4, sizeof b4, s->device_read_bytes));
+    snprintf(x->change, sizeof x->change,
+             "make each read copy less (a smaller buffer or pread() of the bytes needed, on %s); "
+             "readahead and fadvise change what the device reads, not what the kernel copies.",
+             f->path);
+}
+
+/* Readahead that ramps up past the end of every short run the program
+ * reads at a random place: the device reads what nobody asks for. */
+static void rule_readahead_overfetch(const struct st_report *r, struct st_finding *out,
+                                     size_t *n, size_t max)
+{
+    const struct st_report_storage *s = &r->storage;
+    const struct st_counts *t = &r->totals;
+    const struct st_report_file *f = most_read(r);
+    if (!s->measured || !f || s->device_read_bytes < MIN_TIER_BYTES ||
+        s->device_read_bytes < OVERFETCH * t->kernel_read_bytes || jumps(t) < MIN_CALLS)
+        return;
+    struct st_finding *x = next(out, n, max, "readahead-overfetch", f,
+                                s->device_read_bytes - t->kernel_read_bytes, reads);
+    if (!x)
+        return;
+    char b1[32], b2[32], n1[32], a[32];
+    snprintf(x->what, sizeof x->what,
+             "the device read %s for the %s the kernel handed over (%s) to a program that "
+             "jumped %s times: readahead fetched past the short runs it reads.",
+             st_fmt_bytes(b1, sizeof b1, s->device_read_bytes),
+             st_fmt_bytes(b2, sizeof b2, t->kernel_read_bytes),
+             st_fmt_ratio(a, sizeof a, (double)s->device_read_bytes /
+                                           (double)(t->kernel_read_bytes ? t->kernel_read_bytes : 1)),
+             st_fmt_count(n1, sizeof n1, jumps(t)));
+    snprintf(x->change, sizeof x->change,
+             "posix_fadvise(fd, 0, 0, POSIX_FADV_RANDOM) on %s (SEEKTRACE_FADVISE=random tries it; "
+             "seektrace sweep --cold --fadvise normal,random measures both).",
+             f->path);
+}
+
+typedef void (*process_rule_fn)(const struct st_report *, struct st_finding *, size_t *, size_t);
+
+static const process_rule_fn process_rules[] = {
+    rule_page_cache_copies, rule_readahead_overfetch,
+};
+
 static int costlier_first(const void *pa, const void *pb)
 {
     uint64_t a = ((const struct st_finding *)pa)->cost, b = ((const struct st_finding *)pb)->cost;
@@ -324,6 +413,8 @@ size_t st_find_problems(const struct st_report *r, struct st_finding *out, size_
         for (size_t k = 0; k < sizeof rules / sizeof rules[0]; k++)
             rules[k](f, out, &n, max);
     }
+    for (size_t k = 0; k < sizeof process_rules / sizeof process_rules[0]; k++)
+        process_rules[k](r, out, &n, max);
     st_sort(out, n, sizeof *out, costlier_first);
     return n;
 }

@@ -74,6 +74,80 @@ static void fseek_discarding_a_large_buffer_is_the_top_problem(void **state)
     assert_null(find_rule(f, n, "reread"));
 }
 
+/* The 2006 demo on a warm page cache: the kernel's 24.4 GiB came from it. */
+static void page_cache_copies_when_the_device_read_little(void **state)
+{
+    (void)state;
+    demo_128k();
+    report.storage.measured = 1;
+    report.storage.device_read_bytes = 4194304;
+    struct st_finding f[8];
+    size_t n = st_find_problems(&report, f, 8);
+    const struct st_finding *x = find_rule(f, n, "page-cache-copies");
+    assert_non_null(x);
+    assert_string_equal(x->file->path, "/data/demo.dat");
+    assert_non_null(strstr(x->what, "readahead will not help: 24.4 GiB came from the page cache; "
+                                    "the buffer size will"));
+    assert_non_null(strstr(x->what, "the device read 4.00 MiB"));
+    /* Near-twins: a device that read a fifth of it (a cold cache), and no
+     * device figures at all. */
+    report.storage.device_read_bytes = report.totals.kernel_read_bytes / 5;
+    n = st_find_problems(&report, f, 8);
+    assert_null(find_rule(f, n, "page-cache-copies"));
+    report.storage.measured = 0;
+    report.storage.device_read_bytes = 0;
+    n = st_find_problems(&report, f, 8);
+    assert_null(find_rule(f, n, "page-cache-copies"));
+    assert_non_null(find_rule(f, n, "fseek-discards-buffer"));
+}
+
+/* 400 runs of 8 x 4 KiB at random offsets of a cold file, measured here
+ * (docs/storage.md): 64.8 MB from the device for 13.1 MB read. */
+static void runs(uint64_t device, uint64_t lseeks)
+{
+    memset(&file, 0, sizeof file);
+    memset(&report, 0, sizeof report);
+    struct st_counts *c = &file.counts;
+    c->read_syscalls = 3200;
+    c->kernel_read_bytes = c->requested_bytes = c->delivered_bytes = 13107200;
+    c->lseek_syscalls = lseeks;
+    c->by_call[ST_CALL_READ].calls = 3200;
+    c->by_call[ST_CALL_READ].read_syscalls = 3200;
+    c->by_call[ST_CALL_READ].kernel_read_bytes = c->kernel_read_bytes;
+    c->by_call[ST_CALL_LSEEK].calls = lseeks;
+    c->by_call[ST_CALL_LSEEK].lseek_syscalls = lseeks;
+    file.path = "/data/runs.dat";
+    report.capture = "exact";
+    report.files = &file;
+    report.nfiles = 1;
+    report.storage.measured = 1;
+    report.storage.device_read_bytes = device;
+    st_report_finish(&report);
+}
+
+static void readahead_overfetch_on_short_random_runs(void **state)
+{
+    (void)state;
+    struct st_finding f[8];
+    runs(64757760, 400);
+    size_t n = st_find_problems(&report, f, 8);
+    const struct st_finding *x = find_rule(f, n, "readahead-overfetch");
+    assert_non_null(x);
+    assert_non_null(strstr(x->what, "the device read 61.8 MiB for the 12.5 MiB the kernel handed "
+                                    "over (4.94x) to a program that jumped 400 times"));
+    assert_non_null(strstr(x->change, "POSIX_FADV_RANDOM) on /data/runs.dat"));
+    /* Near-twins: the same runs with POSIX_FADV_RANDOM (12.0 MB from the
+     * device), and a sequential reader that reads twice what it copies
+     * (files mapped besides) but never jumps. */
+    runs(11952128, 400);
+    n = st_find_problems(&report, f, 8);
+    assert_null(find_rule(f, n, "readahead-overfetch"));
+    runs(64757760, 10);
+    n = st_find_problems(&report, f, 8);
+    assert_null(find_rule(f, n, "readahead-overfetch"));
+    assert_null(find_rule(f, n, "page-cache-copies"));
+}
+
 static void sequential_reading_has_no_problem(void **state)
 {
     (void)state;
@@ -190,6 +264,8 @@ int main(void)
         cmocka_unit_test(in_buffer_seeks_with_resync_lseeks),
         cmocka_unit_test(small_direct_reads_vs_large_ones),
         cmocka_unit_test(setvbuf_size_ignored),
+        cmocka_unit_test(page_cache_copies_when_the_device_read_little),
+        cmocka_unit_test(readahead_overfetch_on_short_random_runs),
         cmocka_unit_test(text_report_names_file_and_problem),
         cmocka_unit_test(json_report_has_the_schema_keys),
     };
