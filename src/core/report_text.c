@@ -35,7 +35,7 @@ static void storage_line(const struct st_report *r, struct st_outbuf *o)
                   st_fmt_bytes(b2, sizeof b2, s->device_write_bytes));
     uint64_t k = r->totals.kernel_read_bytes;
     if (k / 2 > s->device_read_bytes) /* the page cache's part, when it is most */
-        st_out_printf(o, ": at least %s of the kernel's reads came from the page cache",
+        st_out_printf(o, ": at least %s of what the kernel read came from memory (the page cache)",
                       st_fmt_bytes(b3, sizeof b3, k - s->device_read_bytes));
     st_out_str(o, "\n");
 }

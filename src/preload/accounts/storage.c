@@ -52,22 +52,26 @@ void st_storage_opened(int fd, const struct st_file *f)
     errno = saved;
 }
 
-static const char *fs_name(long type)
-{
-    static const struct { long type; const char *name; } known[] = {
-        {0x01021994L, "tmpfs"}, {0x858458f6L, "ramfs"},   {0x794c7630L, "overlay"},
-        {0x6969L, "nfs"},       {0x65735546L, "fuse"},    {0x01021997L, "9p"},
-        {0xff534d42L, "cifs"},  {0xfe534d42L, "smb2"},    {0x6a656a63L, "virtiofs"},
-        {0x00c36400L, "ceph"},  {0x9fa0L, "proc"},        {0x62656572L, "sysfs"},
-    };
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (known[i].type == type)
-            return known[i].name;
-    return NULL;
-}
+/* File systems with no block device whose files hold data the page cache
+ * serves (name), and kernel pseudo file systems, whose reads no cache
+ * serves and no device could (NULL: not a reason to doubt the figures). */
+static const struct {
+    long type;
+    const char *name;
+} kinds[] = {
+    {0x01021994L, "tmpfs"},   {0x858458f6L, "ramfs"},    {0x794c7630L, "overlay"},
+    {0x6969L, "nfs"},         {0x65735546L, "fuse"},     {0x01021997L, "9p"},
+    {0xff534d42L, "cifs"},    {0xfe534d42L, "smb2"},     {0x6a656a63L, "virtiofs"},
+    {0x00c36400L, "ceph"},    {0x9fa0L, NULL /* proc */}, {0x62656572L, NULL /* sysfs */},
+    {0x27e0ebL, NULL /* cgroup */}, {0x63677270L, NULL /* cgroup2 */},
+    {0x64626720L, NULL /* debugfs */}, {0x74726163L, NULL /* tracefs */},
+    {0x73636673L, NULL /* securityfs */}, {0xcafe4a11L, NULL /* bpf */},
+    {0x6165676cL, NULL /* pstore */}, {0x62656570L, NULL /* configfs */},
+    {0xde5e81e4L, NULL /* efivarfs */}, {0x958458f6L, NULL /* hugetlbfs */},
+};
 
-/* Whether path lives on a file system with no block device under it; its
- * name then in name. */
+/* Whether path lives on a file system with no block device under it that
+ * serves file data from the page cache; its name then in name. */
 static int deviceless(const char *path, char *name, size_t size)
 {
     struct stat st;
@@ -76,11 +80,14 @@ static int deviceless(const char *path, char *name, size_t size)
         !S_ISREG(st.st_mode) || major(st.st_dev) != 0 ||
         syscall(SYS_statfs, path, &sf) != 0 || (long)sf.f_type == BTRFS_MAGIC)
         return 0;
-    const char *known = fs_name((long)sf.f_type);
-    if (known)
-        snprintf(name, size, "%s", known);
-    else
-        snprintf(name, size, "a file system of type %#lx", (unsigned long)sf.f_type);
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
+        if (kinds[i].type == (long)sf.f_type) {
+            if (!kinds[i].name)
+                return 0;
+            snprintf(name, size, "%s", kinds[i].name);
+            return 1;
+        }
+    snprintf(name, size, "a file system of type %#lx", (unsigned long)sf.f_type);
     return 1;
 }
 
