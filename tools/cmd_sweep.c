@@ -15,6 +15,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -28,13 +30,20 @@ static const char usage[] =
     "Runs COMMAND once per buffer size (and repetition) with libseektrace preloaded\n"
     "and every stdio stream it opens given a buffer of that size\n"
     "(SEEKTRACE_BUFSIZE), and prints per size: median wall time, read and lseek\n"
-    "syscalls, kernel bytes read and amplification (kernel bytes per byte\n"
-    "delivered), summed over every process of the run.\n"
+    "syscalls, kernel bytes read, amplification (kernel bytes per byte\n"
+    "delivered) and the bytes the block device read ('-' where a file read has\n"
+    "no block device under it), summed over every process of the run.\n"
     "\n"
     "  --sizes LIST   comma-separated sizes: 512, 4k, 128KiB, 1M (powers of 1024);\n"
     "                 default 512,1k,2k,4k,8k,16k,32k,64k,128k,256k,512k,1M\n"
     "  --reps N       runs per size (default 3); sizes are interleaved and the\n"
     "                 counts are those of the run with the median wall time\n"
+    "  --fadvise LIST readahead policies to cross with the sizes, comma-separated:\n"
+    "                 normal, random, sequential, noreuse (SEEKTRACE_FADVISE gives\n"
+    "                 it to every file the command opens); one row per policy and size\n"
+    "  --cold         empty the page cache of the files the command reads before\n"
+    "                 each run (posix_fadvise POSIX_FADV_DONTNEED, unprivileged; a\n"
+    "                 first, untimed run finds them) and say which stayed cached\n"
     "  --json         the table as JSON (seektrace.sweep/1)\n"
     "  --help         this text\n"
     "\n"
@@ -56,6 +65,17 @@ struct run {
     uint64_t wall_ns;
     int status; /* the command's exit status, 128+N when killed by N */
     struct st_counts sum;
+    struct st_report_storage storage;
+};
+
+/* SEEKTRACE_FADVISE's values, the policies --fadvise crosses with sizes. */
+static const char *const policies[] = {"normal", "random", "sequential", "noreuse"};
+#define NPOLICIES (sizeof policies / sizeof policies[0])
+
+/* What a run's reports hold: their sums, and (--cold) the files read. */
+struct sums {
+    struct run *run;
+    struct sweep *sweep;
 };
 
 struct sweep {
@@ -67,8 +87,46 @@ struct sweep {
     char *preload;
     char *dir;          /* where the runs' reports go */
     char *pattern;      /* SEEKTRACE_OUTPUT: dir/r.%p.json */
-    struct run *runs;   /* [rep * nsizes + size] */
+    int policy[NPOLICIES]; /* --fadvise: indices into policies */
+    size_t npolicies;      /* 0: no SEEKTRACE_FADVISE, one row per size */
+    int cold;
+    char **files;          /* --cold: the files the command read, to evict */
+    size_t nfiles, capfiles;
+    char **kept;           /* ... and why each that stayed cached did */
+    long *kept_runs;       /* before how many runs it stayed */
+    long evictions;        /* runs started from a cold cache */
+    struct run *runs;   /* [(rep * rows_per_size + policy) * nsizes + size] */
 };
+
+/* Rows per size: one per policy, or one. */
+static size_t npol(const struct sweep *s)
+{
+    return s->npolicies ? s->npolicies : 1;
+}
+
+static void policy_list_parse(struct sweep *s, const char *list)
+{
+    s->npolicies = 0;
+    const char *p = list;
+    while (*p) {
+        size_t len = strcspn(p, ",");
+        size_t k = 0;
+        while (k < NPOLICIES && !(strlen(policies[k]) == len && strncmp(policies[k], p, len) == 0))
+            k++;
+        if (k == NPOLICIES)
+            tool_usage_error("sweep", "--fadvise takes normal, random, sequential or noreuse, "
+                             "comma-separated, not '%.*s'", (int)len, p);
+        for (size_t j = 0; j < s->npolicies; j++)
+            if (s->policy[j] == (int)k)
+                tool_usage_error("sweep", "--fadvise names '%s' twice", policies[k]);
+        s->policy[s->npolicies++] = (int)k;
+        p += len;
+        if (*p == ',' && *++p == '\0')
+            tool_usage_error("sweep", "--fadvise: empty policy after ','");
+    }
+    if (!s->npolicies)
+        tool_usage_error("sweep", "--fadvise: no policy given");
+}
 
 /* Parses options; returns the index of the command in argv. */
 static int parse_args(struct sweep *s, int argc, char **argv)
@@ -91,6 +149,10 @@ static int parse_args(struct sweep *s, int argc, char **argv)
             s->reps = strtol(v, &end, 10);
             if (*end || s->reps < 1 || s->reps > 1000)
                 tool_usage_error("sweep", "--reps takes a number from 1 to 1000, not '%s'", v);
+        } else if (opt_value("sweep", argc, argv, &i, "--fadvise", &v)) {
+            policy_list_parse(s, v);
+        } else if (strcmp(a, "--cold") == 0) {
+            s->cold = 1;
         } else if (strcmp(a, "--json") == 0) {
             s->json = 1;
         } else if (a[0] == '-') {
@@ -121,17 +183,48 @@ static void clear_reports(const char *dir)
     closedir(d);
 }
 
+/* A file --cold empties the cache of: one the kernel read, by path, with
+ * data of its own (not /proc, /sys or /dev). */
+static void note_file(struct sweep *s, const struct st_report_file *f)
+{
+    if (!f->counts.kernel_read_bytes || f->path[0] != '/' || !strncmp(f->path, "/proc/", 6) ||
+        !strncmp(f->path, "/sys/", 5) || !strncmp(f->path, "/dev/", 5))
+        return;
+    for (size_t i = 0; i < s->nfiles; i++)
+        if (strcmp(s->files[i], f->path) == 0)
+            return;
+    if (s->nfiles == s->capfiles) {
+        s->capfiles = s->capfiles ? 2 * s->capfiles : 16;
+        s->files = realloc(s->files, s->capfiles * sizeof *s->files);
+        s->kept = realloc(s->kept, s->capfiles * sizeof *s->kept);
+        s->kept_runs = realloc(s->kept_runs, s->capfiles * sizeof *s->kept_runs);
+        if (!s->files || !s->kept || !s->kept_runs)
+            tool_bad_input("out of memory");
+    }
+    s->kept[s->nfiles] = NULL;
+    s->kept_runs[s->nfiles] = 0;
+    if (!(s->files[s->nfiles++] = strdup(f->path)))
+        tool_bad_input("out of memory");
+}
+
 static int add_process(struct process *p, void *ctx)
 {
-    st_counts_add(ctx, &p->report.totals);
+    struct sums *m = ctx;
+    st_counts_add(&m->run->sum, &p->report.totals);
+    st_storage_add(&m->run->storage, &p->report.storage);
+    if (m->sweep->cold)
+        for (size_t i = 0; i < p->report.nfiles; i++)
+            note_file(m->sweep, &p->report.files[i]);
     return 0;
 }
 
-/* Sums the totals of every report in dir; returns how many files held
- * them. Exits 2 on a report it cannot read. */
-static int sum_reports(const char *dir, struct st_counts *sum)
+/* Sums the totals of every report in dir into r; returns how many files
+ * held them. Exits 2 on a report it cannot read. */
+static int sum_reports(struct sweep *s, const char *dir, struct run *r)
 {
-    memset(sum, 0, sizeof *sum);
+    memset(&r->sum, 0, sizeof r->sum);
+    memset(&r->storage, 0, sizeof r->storage);
+    struct sums sum = {r, s};
     DIR *d = opendir(dir);
     if (!d)
         tool_bad_input("%s: %s", dir, strerror(errno));
@@ -143,7 +236,7 @@ static int sum_reports(const char *dir, struct st_counts *sum)
             continue;
         char path[PATH_MAX], err[ST_TRACE_ERROR_MAX];
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (load_file(path, &lo, add_process, sum, err) != 0)
+        if (load_file(path, &lo, add_process, &sum, err) != 0)
             tool_bad_input("%s", err);
         found++;
     }
@@ -167,10 +260,62 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* Runs the command once at size; fills r. Exits 2 if it cannot start. */
-static void run_once(const struct sweep *s, uint64_t size, struct run *r)
+/* Why path's pages could not all be dropped, or NULL when none is cached
+ * after POSIX_FADV_DONTNEED (dirty, mapped or locked pages stay). */
+static char *evict(const char *path)
+{
+    char *why = NULL;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) != 0) {
+        if (asprintf(&why, "cannot open it: %s", strerror(errno)) < 0)
+            why = NULL;
+        if (fd >= 0)
+            close(fd);
+        return why;
+    }
+    int e = S_ISREG(st.st_mode) ? posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED) : 0;
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), pages = ((size_t)st.st_size + page - 1) / page;
+    unsigned char *vec = pages ? malloc(pages) : NULL;
+    void *map = pages && S_ISREG(st.st_mode)
+                    ? mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0) : MAP_FAILED;
+    size_t cached = 0;
+    if (e == 0 && vec && map != MAP_FAILED && mincore(map, (size_t)st.st_size, vec) == 0)
+        for (size_t i = 0; i < pages; i++)
+            cached += vec[i] & 1;
+    if (map != MAP_FAILED)
+        munmap(map, (size_t)st.st_size);
+    free(vec);
+    close(fd);
+    int n = e ? asprintf(&why, "posix_fadvise: %s", strerror(e))
+          : cached ? asprintf(&why, "%zu of its %zu pages stayed cached (dirty, mapped or locked)",
+                              cached, pages)
+                   : 0;
+    return n < 0 ? NULL : why;
+}
+
+/* --cold: every file the command has been seen reading, out of the page
+ * cache; the latest reason each one stayed is kept. */
+static void evict_all(struct sweep *s)
+{
+    s->evictions += s->nfiles > 0; /* the first run has none to evict */
+    for (size_t i = 0; i < s->nfiles; i++) {
+        char *why = evict(s->files[i]);
+        if (why) {
+            free(s->kept[i]);
+            s->kept[i] = why;
+            s->kept_runs[i]++;
+        }
+    }
+}
+
+/* Runs the command once at size and policy (-1: none); fills r. Exits 2 if
+ * it cannot start. */
+static void run_once(struct sweep *s, uint64_t size, int policy, struct run *r)
 {
     clear_reports(s->dir);
+    if (s->cold)
+        evict_all(s);
     fflush(NULL);
     int ready[2];
     if (pipe2(ready, O_CLOEXEC) != 0)
@@ -185,6 +330,8 @@ static void run_once(const struct sweep *s, uint64_t size, struct run *r)
         snprintf(n, sizeof n, "%" PRIu64, size);
         setenv("LD_PRELOAD", s->preload, 1);
         setenv("SEEKTRACE_BUFSIZE", n, 1);
+        if (policy >= 0)
+            setenv("SEEKTRACE_FADVISE", policies[policy], 1);
         setenv("SEEKTRACE_FORMAT", "json", 1);
         setenv("SEEKTRACE_OUTPUT", s->pattern, 1);
         /* Recording a trace costs time the sweep would then measure. */
@@ -212,35 +359,42 @@ static void run_once(const struct sweep *s, uint64_t size, struct run *r)
     r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
     /* A failed run without a report counts as zero (run_all names it); a
      * successful one without a report means the library never ran. */
-    if (!sum_reports(s->dir, &r->sum) && r->status == 0)
+    if (!sum_reports(s, s->dir, r) && r->status == 0)
         tool_bad_input("the run at %" PRIu64 " bytes wrote no report: is %s dynamically "
                        "linked?", size, s->cmd[0]);
 }
 
-/* The run with the median wall time at size index k (the lower median for
- * an even number of reps: a real run, whose counts belong to its time).
+/* Rows of the table: policy p's size k is row p * nsizes + k. */
+static size_t nrows(const struct sweep *s)
+{
+    return npol(s) * s->nsizes;
+}
+
+/* The run with the median wall time of row k (the lower median for an
+ * even number of reps: a real run, whose counts belong to its time).
  * Ranks by counting, ties broken by run order: reps are few. */
 static const struct run *median_run(const struct sweep *s, size_t k)
 {
     const struct run *runs = s->runs + k;
+    size_t stride = nrows(s);
     for (long i = 0; i < s->reps; i++) {
-        uint64_t t = runs[(size_t)i * s->nsizes].wall_ns;
+        uint64_t t = runs[(size_t)i * stride].wall_ns;
         long rank = 0;
         for (long j = 0; j < s->reps; j++) {
-            uint64_t u = runs[(size_t)j * s->nsizes].wall_ns;
+            uint64_t u = runs[(size_t)j * stride].wall_ns;
             rank += u < t || (u == t && j < i);
         }
         if (rank == (s->reps - 1) / 2)
-            return &runs[(size_t)i * s->nsizes];
+            return &runs[(size_t)i * stride];
     }
     return runs; /* not reached: some run has that rank */
 }
 
-/* Indices of the fastest size and of the one reading the fewest bytes. */
+/* Indices of the fastest row and of the one reading the fewest bytes. */
 static void best_sizes(const struct sweep *s, size_t *fastest, size_t *fewest)
 {
     *fastest = *fewest = 0;
-    for (size_t k = 1; k < s->nsizes; k++) {
+    for (size_t k = 1; k < nrows(s); k++) {
         const struct run *m = median_run(s, k);
         if (m->wall_ns < median_run(s, *fastest)->wall_ns)
             *fastest = k;
@@ -258,23 +412,34 @@ static void print_text(const struct sweep *s)
     cmd[0] = '\0';
     for (char **a = s->cmd; *a && used < sizeof cmd; a++)
         used += (size_t)snprintf(cmd + used, sizeof cmd - used, "%s%s", a == s->cmd ? "" : " ", *a);
-    out_printf("sweep of: %s (%ld run%s per size, median wall time)\n\n", cmd, s->reps,
-               s->reps == 1 ? "" : "s");
-    out_printf("%-10s %12s %14s %10s %14s %14s\n", "  size", "wall time", "read syscalls",
-               "lseeks", "kernel bytes", "amplification");
-    for (size_t k = 0; k < s->nsizes; k++) {
+    out_printf("sweep of: %s (%ld run%s per size, median wall time%s)\n\n", cmd, s->reps,
+               s->reps == 1 ? "" : "s", s->cold ? ", cold page cache" : "");
+    out_printf("%-10s %s%12s %14s %10s %14s %14s %14s\n", "  size", s->npolicies ? "   fadvise " : "",
+               "wall time", "read syscalls", "lseeks", "kernel bytes", "amplification",
+               "device bytes");
+    for (size_t k = 0; k < nrows(s); k++) {
         const struct run *m = median_run(s, k);
-        char size[32], reads[32], seeks[32], bytes[32], amp[32];
-        st_fmt_bytes(size, sizeof size, s->sizes[k]);
+        char size[32], reads[32], seeks[32], bytes[32], amp[32], dev[32], pol[16] = "";
+        st_fmt_bytes(size, sizeof size, s->sizes[k % s->nsizes]);
         st_fmt_count(reads, sizeof reads, m->sum.read_syscalls);
         st_fmt_count(seeks, sizeof seeks, m->sum.lseek_syscalls);
         st_fmt_bytes(bytes, sizeof bytes, m->sum.kernel_read_bytes);
         st_fmt_ratio(amp, sizeof amp, st_counts_amplification(&m->sum));
-        out_printf("%c%c%-8s %9.1f ms %14s %10s %14s %14s\n", k == fastest ? '*' : ' ',
-                   k == fewest ? '+' : ' ', size, (double)m->wall_ns / 1e6, reads, seeks, bytes,
-                   amp);
+        if (m->storage.measured)
+            st_fmt_bytes(dev, sizeof dev, m->storage.device_read_bytes);
+        else
+            snprintf(dev, sizeof dev, "-");
+        if (s->npolicies)
+            snprintf(pol, sizeof pol, "%10s ", policies[s->policy[k / s->nsizes]]);
+        out_printf("%c%c%-8s %s%9.1f ms %14s %10s %14s %14s %14s\n", k == fastest ? '*' : ' ',
+                   k == fewest ? '+' : ' ', size, pol, (double)m->wall_ns / 1e6, reads, seeks,
+                   bytes, amp, dev);
     }
     out_printf("\n* fastest   + fewest kernel bytes\n");
+    for (size_t i = 0; i < s->nfiles; i++)
+        if (s->kept[i])
+            out_printf("not evicted before %ld of %ld runs: %s: %s\n", s->kept_runs[i],
+                       s->evictions, s->files[i], s->kept[i]);
 }
 
 static void print_json(const struct sweep *s)
@@ -288,13 +453,31 @@ static void print_json(const struct sweep *s)
         fputs(a == s->cmd ? "" : ",", f);
         json_str(f, *a);
     }
-    fprintf(f, "],\"reps\":%ld,\"sizes\":[", s->reps);
-    for (size_t k = 0; k < s->nsizes; k++) {
+    fprintf(f, "],\"reps\":%ld,\"cold\":%s,\"cold_runs\":%ld,\"not_evicted\":[", s->reps,
+            s->cold ? "true" : "false", s->evictions);
+    int first = 1;
+    for (size_t i = 0; i < s->nfiles; i++)
+        if (s->kept[i]) {
+            fputs(first ? "{\"path\":" : ",{\"path\":", f);
+            json_str(f, s->files[i]);
+            fputs(",\"why\":", f);
+            json_str(f, s->kept[i]);
+            fprintf(f, ",\"runs\":%ld}", s->kept_runs[i]);
+            first = 0;
+        }
+    fprintf(f, "],\"sizes\":[");
+    for (size_t k = 0; k < nrows(s); k++) {
         const struct run *m = median_run(s, k);
-        fprintf(f, "%s{\"size\":%" PRIu64 ",\"wall_ns\":%" PRIu64 ",\"runs_wall_ns\":[",
-                k ? "," : "", s->sizes[k], m->wall_ns);
+        fprintf(f, "%s{\"size\":%" PRIu64 ",", k ? "," : "", s->sizes[k % s->nsizes]);
+        if (s->npolicies)
+            fprintf(f, "\"fadvise\":\"%s\",", policies[s->policy[k / s->nsizes]]);
+        if (m->storage.measured)
+            fprintf(f, "\"device_read_bytes\":%" PRIu64 ",", m->storage.device_read_bytes);
+        else
+            fprintf(f, "\"device_read_bytes\":null,");
+        fprintf(f, "\"wall_ns\":%" PRIu64 ",\"runs_wall_ns\":[", m->wall_ns);
         for (long r = 0; r < s->reps; r++)
-            fprintf(f, "%s%" PRIu64, r ? "," : "", s->runs[(size_t)r * s->nsizes + k].wall_ns);
+            fprintf(f, "%s%" PRIu64, r ? "," : "", s->runs[(size_t)r * nrows(s) + k].wall_ns);
         fprintf(f,
                 "],\"read_syscalls\":%" PRIu64 ",\"lseek_syscalls\":%" PRIu64
                 ",\"kernel_read_bytes\":%" PRIu64 ",\"delivered_bytes\":%" PRIu64
@@ -312,13 +495,21 @@ static void print_json(const struct sweep *s)
 static int run_all(struct sweep *s)
 {
     int failed = 0;
+    if (s->cold) {
+        /* Which files to evict: those an untimed first run reads. */
+        struct run first;
+        run_once(s, s->sizes[0], s->npolicies ? s->policy[0] : -1, &first);
+    }
     for (long r = 0; r < s->reps; r++) {
-        for (size_t k = 0; k < s->nsizes; k++) {
-            struct run *run = &s->runs[(size_t)r * s->nsizes + k];
-            run_once(s, s->sizes[k], run);
+        for (size_t k = 0; k < nrows(s); k++) {
+            struct run *run = &s->runs[(size_t)r * nrows(s) + k];
+            int policy = s->npolicies ? s->policy[k / s->nsizes] : -1;
+            uint64_t size = s->sizes[k % s->nsizes];
+            run_once(s, size, policy, run);
             if (run->status != 0) {
-                tool_warn("run %ld at %" PRIu64 " bytes: the command exited with status %d", r + 1,
-                          s->sizes[k], run->status);
+                tool_warn("run %ld at %" PRIu64 " bytes%s%s: the command exited with status %d",
+                          r + 1, size, policy >= 0 ? ", fadvise " : "",
+                          policy >= 0 ? policies[policy] : "", run->status);
                 failed = 1;
             }
         }
@@ -338,7 +529,7 @@ int cmd_sweep(int argc, char **argv)
     s.preload = tool_preload_list(lib, getenv("LD_PRELOAD"));
     const char *tmp = getenv("TMPDIR");
     snprintf(sweep_dir, sizeof sweep_dir, "%s/seektrace-sweep.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    s.runs = calloc((size_t)s.reps * s.nsizes, sizeof *s.runs);
+    s.runs = calloc((size_t)s.reps * nrows(&s), sizeof *s.runs);
     if (!s.preload || !s.runs || !mkdtemp(sweep_dir) ||
         asprintf(&s.pattern, "%s/r.%%p.json", sweep_dir) < 0)
         tool_bad_input("cannot prepare the sweep in %s: %s", sweep_dir, strerror(errno));
@@ -350,6 +541,13 @@ int cmd_sweep(int argc, char **argv)
     else
         print_text(&s);
     free(s.runs);
+    for (size_t i = 0; i < s.nfiles; i++) {
+        free(s.files[i]);
+        free(s.kept[i]);
+    }
+    free(s.files);
+    free(s.kept);
+    free(s.kept_runs);
     free(s.pattern);
     free(s.preload);
     free(lib);

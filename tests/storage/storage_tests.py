@@ -277,6 +277,65 @@ def case_trace_report(ctx):
     expect(f"{fmt_bytes(sum(seen))} read from the device" in text, text[:1500])
 
 
+def case_sweep_cold_fadvise(ctx):
+    """seektrace sweep --cold --fadvise normal,random: the Ts'o table of the
+    short runs, each run from a cold cache: the device bytes as the library
+    measures them one run at a time, and no file left cached."""
+    f = os.path.join(ctx.tmp, "runs.dat")
+    make_file(f, 64 * MIB)
+    out, _ = ctx.st("sweep", "--cold", "--fadvise", "normal,random", "--sizes", "4k,64k",
+                    "--reps", "1", "--json", "--", ctx.a.reader, "runs", f, 400, 32768, 4096)
+    j = json.loads(out)
+    rows = {(r["fadvise"], r["size"]): r for r in j["sizes"]}
+    print({k: (r["kernel_read_bytes"], r["device_read_bytes"]) for k, r in rows.items()})
+    expect(j["cold"] and j["cold_runs"] == 4 and j["not_evicted"] == [], j)
+    expect(sorted(rows) == [("normal", 4096), ("normal", 65536), ("random", 4096), ("random", 65536)],
+           sorted(rows))
+    for r in rows.values():
+        # Plain read(): the buffer size changes nothing the kernel copies.
+        expect(400 * 32768 <= r["kernel_read_bytes"] <= 400 * 32768 + 4096, r)
+    one, _ = runs_of(ctx, f, "random")
+    for size in (4096, 65536):
+        n, r = rows[("normal", size)]["device_read_bytes"], rows[("random", size)]["device_read_bytes"]
+        # Cold runs read at least what they copy; random a run's pages and little more.
+        expect(r >= 400 * 32768 * 8 // 10 and abs(r - device(one)) <= device(one) // 5,
+               f"random {r}, the library alone {device(one)}")
+        if read_ahead_kb(block_device(ctx.tmp)) not in (None,) and read_ahead_kb(block_device(ctx.tmp)) > 32:
+            expect(r * 2 <= n, f"{size}: random {r}, normal {n}")
+    text, _ = ctx.st("sweep", "--cold", "--fadvise", "random", "--sizes", "4k", "--reps", "1",
+                     "--", ctx.a.reader, "runs", f, 400, 32768, 4096)
+    expect("cold page cache" in text and "fadvise" in text and "device bytes" in text, text)
+    row = [l for l in text.splitlines() if "4.00 KiB" in l]
+    expect(len(row) == 1 and " random " in row[0], text)
+
+
+def case_sweep_not_evicted(ctx):
+    """--cold names a file it could not evict, and how much of it stayed:
+    one this test keeps mapped, every page touched (the kernel drops no
+    page a process maps), beside one it evicts."""
+    import mmap
+    held, free_ = os.path.join(ctx.tmp, "held.dat"), os.path.join(ctx.tmp, "free.dat")
+    make_file(held, MIB)
+    make_file(free_, MIB)
+    with open(held, "rb") as h:
+        m = mmap.mmap(h.fileno(), 0, prot=mmap.PROT_READ)
+        try:
+            expect(sum(m[i] for i in range(0, MIB, 4096)) >= 0, "touched")
+            out, _ = ctx.st("sweep", "--cold", "--sizes", "4k", "--reps", "2", "--json", "--",
+                            "cat", held, free_)
+            text, _ = ctx.st("sweep", "--cold", "--sizes", "4k", "--reps", "1", "--",
+                             "cat", held, free_)
+        finally:
+            m.close()
+    j = json.loads(out)
+    print(j["not_evicted"])
+    expect(j["cold_runs"] == 2 and [k["path"] for k in j["not_evicted"]] == [held], j)
+    expect(j["not_evicted"][0] == {"path": held, "runs": 2,
+                                   "why": "256 of its 256 pages stayed cached (dirty, mapped or locked)"},
+           j["not_evicted"])
+    expect(f"not evicted before 1 of 1 runs: {held}: 256 of its 256 pages" in text, text)
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
