@@ -4,6 +4,8 @@
  *   storage_reader runs FILE N LEN BLOCK   N runs of LEN bytes, BLOCK at a
  *                                          time, each at a random 4 KiB-aligned
  *                                          offset (a fixed seed)
+ *   storage_reader both FILE1 FILE2 BLOCK  FILE1 with read(), then FILE2 with
+ *                                          fread() (stdio), start to end
  *
  * Prints {"read": bytes read, "io_read_bytes": /proc/self/io's read_bytes
  * before it exits} (a cross-check of the device figures: the same kernel
@@ -28,11 +30,37 @@ static long io_read_bytes(void)
     return v;
 }
 
+/* FILE1 by read(), FILE2 by fread(): the two paths a read takes. */
+static int both(char **argv)
+{
+    long block = atol(argv[4]), total = 0;
+    char *buf = block > 0 ? malloc((size_t)block) : NULL;
+    int fd = open(argv[2], O_RDONLY);
+    FILE *fp = fopen(argv[3], "r");
+    if (fd < 0 || !fp || !buf) {
+        perror("both");
+        return 1;
+    }
+    ssize_t n;
+    while ((n = read(fd, buf, (size_t)block)) > 0)
+        total += n;
+    size_t got;
+    while ((got = fread(buf, 1, (size_t)block, fp)) > 0)
+        total += (long)got;
+    close(fd);
+    fclose(fp);
+    printf("{\"read\": %ld, \"io_read_bytes\": %ld}\n", total, io_read_bytes());
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 5 && strcmp(argv[1], "both") == 0)
+        return both(argv);
     int seq = argc == 4 && strcmp(argv[1], "seq") == 0;
     if (!seq && !(argc == 6 && strcmp(argv[1], "runs") == 0)) {
-        fprintf(stderr, "usage: storage_reader seq FILE BLOCK | runs FILE N LEN BLOCK\n");
+        fprintf(stderr, "usage: storage_reader seq FILE BLOCK | runs FILE N LEN BLOCK | "
+                        "both FILE1 FILE2 BLOCK\n");
         return 2;
     }
     int fd = open(argv[2], O_RDONLY);

@@ -336,6 +336,31 @@ def case_sweep_not_evicted(ctx):
     expect(f"not evicted before 1 of 1 runs: {held}: 256 of its 256 pages" in text, text)
 
 
+def case_per_file(ctx):
+    """SEEKTRACE_STORAGE=file: each file's device bytes, for read() (16 MiB)
+    and for stdio's fread (8 MiB) read cold in one process; none without the
+    setting; the same in the trace's footer."""
+    f1, f2 = os.path.join(ctx.tmp, "one.dat"), os.path.join(ctx.tmp, "two.dat")
+    make_file(f1, 16 * MIB)
+    make_file(f2, 8 * MIB)
+    plain, _ = ctx.reader("both", f1, f2, 65536)
+    expect(all("device_read_bytes" not in r for r in plain["files"]), "per-file bytes unasked for")
+    evict(f1)
+    evict(f2)
+    traces = os.path.join(ctx.tmp, "traces")
+    r, own = ctx.reader("both", f1, f2, 65536,
+                        env={"SEEKTRACE_STORAGE": "file", "SEEKTRACE_TRACE": traces})
+    d1, d2 = file_row(r, f1)["device_read_bytes"], file_row(r, f2)["device_read_bytes"]
+    print(f"read(): {d1}, fread(): {d2}, process {device(r)}")
+    expect(abs(d1 - 16 * MIB) <= 16 * MIB * 5 // 100, f"{f1}: {d1}")
+    expect(abs(d2 - 8 * MIB) <= 8 * MIB * 5 // 100, f"{f2}: {d2}")
+    expect(d1 + d2 <= device(r), f"files {d1} + {d2} > process {device(r)}")
+    (t,) = [os.path.join(traces, n) for n in os.listdir(traces)]
+    j = json.loads(ctx.st("report", "--json", t)[0])
+    expect((file_row(j, f1)["device_read_bytes"], file_row(j, f2)["device_read_bytes"]) == (d1, d2),
+           "the trace's per-file device bytes differ from the report at exit")
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 

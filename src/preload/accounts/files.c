@@ -199,6 +199,7 @@ void st_files_zero_counts(void)
         __atomic_store_n(&f->in_handler.lseek_syscalls, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&f->in_handler.write_syscalls, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&f->in_handler.kernel_write_bytes, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&f->device_read_bytes, 0, __ATOMIC_RELAXED);
         for (struct st_stream *s = f->streams; s; s = s->next_in_file) {
             zero_cells(__atomic_load_n(&s->cells, __ATOMIC_ACQUIRE));
             s->folded_whatif_predicted = s->folded_whatif_recorded = 0;
@@ -225,6 +226,7 @@ void st_files_reset(void)
         zero_if_set(&f->in_handler.lseek_syscalls);
         zero_if_set(&f->in_handler.write_syscalls);
         zero_if_set(&f->in_handler.kernel_write_bytes);
+        zero_if_set(&f->device_read_bytes);
         for (struct st_stream *s = f->streams; s; s = s->next_in_file) {
             zero_if_set(&s->folded_whatif_predicted);
             zero_if_set(&s->folded_whatif_recorded);

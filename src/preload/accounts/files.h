@@ -38,6 +38,7 @@ struct st_file {
     struct st_stream *streams; /* every stream ever opened on it */
     struct st_stream *spares;  /* those whose record is free (st_stream_retire) */
     struct st_handler_counts in_handler;
+    uint64_t device_read_bytes; /* SEEKTRACE_STORAGE=file (storage.h) */
     struct st_file *next_all;
     void *hash_next; /* hash_chains.h */
 };

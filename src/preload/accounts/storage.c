@@ -38,6 +38,19 @@ void st_storage_start(void)
         base_in = base_out = 0;
 }
 
+uint64_t st_storage_thread_blocks(void)
+{
+    struct rusage ru;
+    return syscall(SYS_getrusage, RUSAGE_THREAD, &ru) == 0 ? (uint64_t)ru.ru_inblock : 0;
+}
+
+void st_storage_charge_slow(struct st_file *f, uint64_t mark)
+{
+    uint64_t now = st_storage_thread_blocks();
+    if (now > mark)
+        __atomic_fetch_add(&f->device_read_bytes, (now - mark) * BLOCK_UNIT, __ATOMIC_RELAXED);
+}
+
 void st_storage_fork_child(void)
 {
     base_in = base_out = 0;
@@ -113,6 +126,9 @@ void st_storage_report(struct st_report *r)
         return;
     }
     s->measured = 1;
+    s->per_file = st_config.storage_per_file;
+    for (size_t i = 0; s->per_file && i < r->nfiles; i++)
+        r->files[i].device_measured = 1; /* exit_report.c filled device_read_bytes */
     s->device_read_bytes = (in - base_in) * BLOCK_UNIT;
     s->device_write_bytes = (out - base_out) * BLOCK_UNIT;
 }

@@ -19,7 +19,29 @@ void st_storage_start(void);
 /* In a fork child: its counters start at zero. */
 void st_storage_fork_child(void);
 
+#include "config.h"
+
 struct st_file;
+
+/* SEEKTRACE_STORAGE=file: the device bytes each read syscall the library
+ * sees costs, charged to its file. The thread's ru_inblock (getrusage
+ * RUSAGE_THREAD) is read before the read (st_storage_mark) and after it
+ * (st_storage_charge): two syscalls of the library's per read, opt-in for
+ * that reason (docs/storage.md states what they cost). Readahead the read
+ * starts is the read's; pages faulted in through mmap are nobody's. */
+uint64_t st_storage_thread_blocks(void);
+void st_storage_charge_slow(struct st_file *f, uint64_t mark);
+
+static inline uint64_t st_storage_mark(void)
+{
+    return __builtin_expect(st_config.storage_per_file, 0) ? st_storage_thread_blocks() : 0;
+}
+
+static inline void st_storage_charge(struct st_file *f, uint64_t mark)
+{
+    if (__builtin_expect(st_config.storage_per_file, 0) && f)
+        st_storage_charge_slow(f, mark);
+}
 
 /* The program opened f on fd: SEEKTRACE_FADVISE's advice is given to it
  * (a file with offsets only; the program's errno is kept). */

@@ -181,6 +181,7 @@ static void fill_file(struct st_report_file *rf, const struct st_file *f,
 {
     memset(rf, 0, sizeof *rf);
     rf->path = f->path;
+    rf->device_read_bytes = __atomic_load_n(&f->device_read_bytes, __ATOMIC_RELAXED);
     st_cells_total(f->direct_cells, &rf->counts);
     st_record_handler_totals(f, &rf->counts);
     rf->streams = room;

@@ -29,6 +29,7 @@
 #include "staleness.h"
 #include "streams.h"
 #include "sync.h"
+#include "storage.h"
 #include "thread_state.h"
 #include "trace_events.h"
 
@@ -464,6 +465,7 @@ static GENERAL ssize_t general_read(FILE *fp, void *buf, ssize_t n)
     struct st_desc *d = s ? st_fd_desc(st_fd_get(fp->_fileno)) : NULL;
     int64_t off = s ? stdio_offset(d, fp) : -1;
     st_trace_sys_begin();
+    uint64_t mark = st_storage_mark();
     ssize_t r = ORIG(read, read_fn)(fp, buf, n);
     if (!s) {
         if (st_record_in_handler())
@@ -471,6 +473,7 @@ static GENERAL ssize_t general_read(FILE *fp, void *buf, ssize_t n)
         return r;
     }
     int err = errno;
+    st_storage_charge(s->file, mark);
     st_self.busy++;
     s->carry = NULL; /* the buffer holds this file's bytes from here on */
     struct st_tally *c = st_stream_counts(s);
@@ -493,7 +496,9 @@ static ssize_t hook_read(FILE *fp, void *buf, ssize_t n)
     struct st_thread *t = &st_self;
     struct st_stream *s = f->stream;
     int64_t off = stdio_offset(f->desc, fp);
+    uint64_t mark = st_storage_mark();
     ssize_t r = ORIG(read, read_fn)(fp, buf, n);
+    st_storage_charge(s->file, mark);
     t->busy++;
     book_read(s, fp, &f->cell->counts, f->cost, f->call, f->desc, off, r, 1);
     t->busy--;

@@ -23,6 +23,7 @@
 #include "real.h"
 #include "record.h"
 #include "sync.h"
+#include "storage.h"
 #include "thread_state.h"
 #include "trace_writer.h"
 #include "wrappers.h"
@@ -37,9 +38,12 @@ static uint64_t iov_bytes(const struct iovec *v, int n)
 }
 
 /* offset < 0: the read used (and advanced) the fd's own offset. */
-static void note_read(int fd, enum st_call call, uint64_t requested, int64_t offset, ssize_t r)
+static void note_read(int fd, enum st_call call, uint64_t requested, int64_t offset, ssize_t r,
+                      uint64_t mark)
 {
     const struct st_fd *e = st_fd_get(fd);
+    if (e)
+        st_storage_charge(e->file, mark);
     struct st_tally *c = e ? st_file_direct(e->file) : NULL;
     if (!c)
         return;
@@ -118,8 +122,9 @@ static void note_lseek(int fd, off64_t r)
     {                                                                                \
         st_ensure_init();                                                            \
         st_trace_sys_begin();                                                        \
+        uint64_t mark = st_storage_mark();                                           \
         ssize_t r = ST_REAL(name) args;                                             \
-        AFTER_ELSE(note_read(fd, ST_CALL_##call, req, off, r),                       \
+        AFTER_ELSE(note_read(fd, ST_CALL_##call, req, off, r, mark),                 \
                    if (st_record_in_handler()) st_record_handler_read(fd, r));       \
         return r;                                                                    \
     }
