@@ -148,10 +148,12 @@ static int on_process(struct process *p, void *vctx)
         size_t len;
         struct st_text_opts t = text_opts(o);
         char *s = render_report(&p->report, o->json, &t, &len);
-        if (o->json)
+        if (o->json) {
             write_json_object(p, s, len);
-        else
+        } else {
             out_write(s, len);
+            devices_text(&p->report);
+        }
         free(s);
         c->loaded++;
         return 0;
@@ -529,6 +531,7 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
             process_table(c.rows, c.nrows, o->full ? (size_t)-1 : top);
         } else {
             merged_text(&m, c.rows, c.nrows, o);
+            devices_text(&m);
             if (o->full) {
                 struct skipped none = {0};
                 out_printf("\n  every call site:\n");

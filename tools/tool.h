@@ -127,6 +127,10 @@ void merged_free(struct merged *m);
 char *render_report(const struct st_report *r, int json, const struct st_text_opts *t,
                     size_t *len);
 
+/* After a text report: the block devices under its files read, with their
+ * read_ahead_kb as it is when the report is made (devices.c). */
+void devices_text(const struct st_report *r);
+
 /* "fseek2006 /tmp/d.dat" (argv joined, at most max bytes). */
 void argv_line(const struct st_report *r, char *buf, size_t size);
 

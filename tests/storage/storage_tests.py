@@ -275,6 +275,14 @@ def case_trace_report(ctx):
            f"merged {merged['merged']['totals']['device_read_bytes']}, sum {sum(seen)}")
     text = ctx.st("report", traces)[0]
     expect(f"{fmt_bytes(sum(seen))} read from the device" in text, text[:1500])
+    # The device under the file, with its readahead as sysfs says now.
+    dev = block_device(f)
+    ra = read_ahead_kb(dev)
+    name = os.path.basename(os.path.realpath(f"/sys/dev/block/{dev}"))
+    want = f"    {name} ({dev}): " + (f"{ra} KiB readahead" if ra is not None else "readahead unknown")
+    for out in (text, ctx.st("report", ts[0])[0]):
+        expect("block devices of the files read (read_ahead_kb as it is now):" in out and
+               want in out, f"{want!r} not in {out[-600:]}")
 
 
 def case_sweep_cold_fadvise(ctx):

@@ -1,0 +1,98 @@
+/* devices.c — the block devices under a report's files and their readahead
+ * (tool.h): what `seektrace report` prints after a text report.
+ *
+ * Read when the report is made, from the files as they are now (a trace
+ * does not record devices): each file the kernel read bytes from that still
+ * exists on a block device, grouped by device, with the device's
+ * /sys/dev/block/MAJ:MIN/queue/read_ahead_kb, or its parent disk's for a
+ * partition. */
+#define _GNU_SOURCE 1
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
+#include "tool.h"
+
+#define MAX_DEVICES 16
+
+struct device {
+    dev_t dev;
+    size_t files;
+    long read_ahead_kb; /* -1: unknown */
+    char name[64];
+};
+
+static long read_number(const char *path)
+{
+    FILE *f = fopen(path, "re");
+    long v = -1;
+    if (f) {
+        if (fscanf(f, "%ld", &v) != 1)
+            v = -1;
+        fclose(f);
+    }
+    return v;
+}
+
+static void describe(struct device *d)
+{
+    char sys[96], real[PATH_MAX], q[PATH_MAX + 32];
+    snprintf(sys, sizeof sys, "/sys/dev/block/%u:%u", major(d->dev), minor(d->dev));
+    snprintf(d->name, sizeof d->name, "%u:%u", major(d->dev), minor(d->dev));
+    d->read_ahead_kb = -1;
+    if (!realpath(sys, real))
+        return;
+    const char *base = strrchr(real, '/');
+    const char *name = base ? base + 1 : real;
+    size_t len = strnlen(name, sizeof d->name - 1);
+    memcpy(d->name, name, len);
+    d->name[len] = '\0';
+    snprintf(q, sizeof q, "%s/queue/read_ahead_kb", real);
+    if ((d->read_ahead_kb = read_number(q)) < 0) { /* a partition: its disk's queue */
+        snprintf(q, sizeof q, "%s/../queue/read_ahead_kb", real);
+        d->read_ahead_kb = read_number(q);
+    }
+}
+
+void devices_text(const struct st_report *r)
+{
+    struct device dev[MAX_DEVICES];
+    size_t n = 0, more = 0;
+    for (size_t i = 0; i < r->nfiles; i++) {
+        const struct st_report_file *f = &r->files[i];
+        struct stat st;
+        if (!f->counts.kernel_read_bytes || f->path[0] != '/' || stat(f->path, &st) != 0 ||
+            !S_ISREG(st.st_mode) || major(st.st_dev) == 0)
+            continue;
+        size_t k = 0;
+        while (k < n && dev[k].dev != st.st_dev)
+            k++;
+        if (k == n) {
+            if (n == MAX_DEVICES) {
+                more++;
+                continue;
+            }
+            dev[n].dev = st.st_dev;
+            dev[n].files = 0;
+            describe(&dev[n++]);
+        }
+        dev[k].files++;
+    }
+    if (!n)
+        return;
+    out_printf("\n  block devices of the files read (read_ahead_kb as it is now):\n");
+    for (size_t k = 0; k < n; k++) {
+        char ra[48];
+        if (dev[k].read_ahead_kb >= 0)
+            snprintf(ra, sizeof ra, "%ld KiB readahead", dev[k].read_ahead_kb);
+        else
+            snprintf(ra, sizeof ra, "readahead unknown");
+        out_printf("    %s (%u:%u): %s, %zu file%s\n", dev[k].name, major(dev[k].dev),
+                   minor(dev[k].dev), ra, dev[k].files, dev[k].files == 1 ? "" : "s");
+    }
+    if (more)
+        out_printf("    ... and %zu more file%s on other devices\n", more, more == 1 ? "" : "s");
+}
