@@ -490,6 +490,65 @@ static void reads_the_footer(void **state)
     tb_free(&t);
 }
 
+/* A STORAGE record (4.1) after the footer's FILE: index `file`. */
+static size_t with_storage(uint8_t *out, uint64_t flags, uint64_t file)
+{
+    size_t n = a_footer(out);
+    uint8_t rec[64], *p = rec;
+    p = st_put_u(p, flags);
+    p = st_put_u(p, 8192);
+    p = st_put_u(p, 512);
+    p = st_put_u(p, 0);        /* no reason: measured */
+    p = st_put_u(p, 1);
+    p = st_put_u(p, file);
+    p = st_put_u(p, 4096);
+    uint8_t *o = out + n;
+    o = st_put_u(o, ST_FOOT_STORAGE);
+    o = st_put_u(o, (uint64_t)(p - rec));
+    memcpy(o, rec, (size_t)(p - rec));
+    return (size_t)(o + (p - rec) - out);
+}
+
+static void reads_the_device_figures(void **state)
+{
+    (void)state;
+    struct tb t;
+    uint8_t payload[1024];
+    char err[ST_TRACE_ERROR_MAX];
+    struct st_report rep;
+    void *mem;
+    /* A 4.0 footer: none, and why. */
+    tb_init(&t, 1);
+    tb_footer(&t, payload, a_footer(payload));
+    struct st_trace_reader *r = open_tb(&t, err);
+    assert_int_equal(st_trace_footer_report(r, &rep, &mem, err), 1);
+    assert_false(rep.storage.measured);
+    assert_non_null(strstr(rep.storage.why_not, "before format 4.1"));
+    st_trace_mem_free(mem);
+    st_trace_close(r);
+    tb_free(&t);
+    /* Measured, per file. */
+    tb_init(&t, 1);
+    tb_footer(&t, payload,
+              with_storage(payload, ST_FOOT_STORAGE_MEASURED | ST_FOOT_STORAGE_PER_FILE, 0));
+    r = open_tb(&t, err);
+    assert_int_equal(st_trace_footer_report(r, &rep, &mem, err), 1);
+    assert_true(rep.storage.measured && rep.storage.per_file);
+    assert_true(rep.storage.device_read_bytes == 8192 && rep.storage.device_write_bytes == 512);
+    assert_true(rep.files[0].device_measured && rep.files[0].device_read_bytes == 4096);
+    st_trace_mem_free(mem);
+    st_trace_close(r);
+    tb_free(&t);
+    /* A file index past the footer's files is corrupt. */
+    tb_init(&t, 1);
+    tb_footer(&t, payload, with_storage(payload, ST_FOOT_STORAGE_MEASURED, 1));
+    r = open_tb(&t, err);
+    assert_int_equal(st_trace_footer_report(r, &rep, &mem, err), -1);
+    assert_non_null(strstr(err, "corrupt footer record"));
+    st_trace_close(r);
+    tb_free(&t);
+}
+
 static void refuses_corrupt_footers(void **state)
 {
     (void)state;
@@ -529,6 +588,7 @@ int main(void)
         cmocka_unit_test(partial_traces_skip_unwritten_chunks),
         cmocka_unit_test(reads_why_recording_stopped),
         cmocka_unit_test(reads_the_footer),
+        cmocka_unit_test(reads_the_device_figures),
         cmocka_unit_test(refuses_corrupt_footers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
