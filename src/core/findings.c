@@ -302,6 +302,7 @@ static const rule_fn rules[] = {
 #define MIN_TIER_BYTES (8u << 20)
 #define CACHE_SHARE 10   /* page-cache-copies: the device read at most 1/10 */
 #define OVERFETCH 2      /* readahead-overfetch: the device read 2x what was copied */
+#define TIER_RANK 16     /* page-cache-copies ranks at 1/16 of the waste it explains */
 
 static const struct st_report_file *most_read(const struct st_report *r)
 {
@@ -332,7 +333,8 @@ static void rule_page_cache_copies(const struct st_report *r, struct st_finding 
         st_counts_amplification(t) < MIN_AMPLIFICATION ||
         s->device_read_bytes > t->kernel_read_bytes / CACHE_SHARE)
         return;
-    struct st_finding *x = next(out, n, max, "page-cache-copies", f, waste, reads);
+    /* Ranked after the file's own finding, which says what to change. */
+    struct st_finding *x = next(out, n, max, "page-cache-copies", f, waste / TIER_RANK, reads);
     if (!x)
         return;
     char b1[32], b2[32], b3[32], b4[32], a[32];
