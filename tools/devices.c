@@ -25,13 +25,19 @@ struct device {
     char name[64];
 };
 
+/* A sysfs file's number, or -1. */
 static long read_number(const char *path)
 {
     FILE *f = fopen(path, "re");
+    char line[32];
     long v = -1;
     if (f) {
-        if (fscanf(f, "%ld", &v) != 1)
-            v = -1;
+        if (fgets(line, sizeof line, f)) {
+            char *end;
+            v = strtol(line, &end, 10);
+            if (end == line || (*end && *end != '\n') || v < 0)
+                v = -1;
+        }
         fclose(f);
     }
     return v;
