@@ -171,6 +171,18 @@ def case_fadvise_random(ctx):
           f"device: normal {dn}, random {dr}")
     kernel = file_row(normal, f)["kernel_read_bytes"]
     expect(kernel == own["read"] == 400 * 32768, f"kernel {kernel}, the program {own['read']}")
+    # The advice strace sees: one fadvise64 on the data file, none elsewhere
+    # but on files the program opened (the reader opens /proc/self/io too).
+    if shutil.which("strace"):
+        log = os.path.join(ctx.tmp, "strace.log")
+        subprocess.run(["strace", "-f", "-y", "-e", "trace=fadvise64", "-o", log, "env",
+                        f"LD_PRELOAD={ctx.a.lib}", "SEEKTRACE_FADVISE=random",
+                        "SEEKTRACE_OUTPUT=/dev/null", ctx.a.reader, "runs", f, "4", "32768", "4096"],
+                       check=True, capture_output=True, timeout=120)
+        with open(log) as fh:
+            calls = [ln for ln in fh if "fadvise64(" in ln]
+        on_data = [ln for ln in calls if f"<{os.path.realpath(f)}>, 0, 0, POSIX_FADV_RANDOM) = 0" in ln]
+        expect(len(on_data) == 1, f"fadvise64 calls: {calls}")
     if ra is not None and ra <= 32:
         raise Skip(f"read_ahead_kb is {ra}: readahead cannot run past a 32 KiB run "
                    f"(normal {dn}, random {dr} device bytes)")
