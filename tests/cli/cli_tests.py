@@ -17,6 +17,7 @@ import glob
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -200,18 +201,36 @@ def per_file(report):
     return {f["path"]: {k: f[k] for k in FIGURES} for f in report["files"]}
 
 
+ORIGIN = re.compile(r',"host":(?:null|"(?:[^"\\]|\\.)*"),"start_time_ns":(\d+),"duration_ns":(\d+),'
+                    r'"labels":\{(?:"(?:[^"\\]|\\.)*":"(?:[^"\\]|\\.)*",?)*\}')
+
+
+def without_origin(doc):
+    """A trace's report --json without what only the trace knows (host,
+    start, duration, labels: the at-exit report has none), checked first."""
+    m = ORIGIN.search(doc)
+    expect(m is not None, f"no host, start_time_ns, duration_ns, labels in {doc[-400:]}")
+    j = json.loads(doc)
+    expect(j["host"] == os.uname().nodename, f"host {j['host']}")
+    expect(abs(int(m.group(1)) - time.time_ns()) < 86400 * 10**9 and int(m.group(2)) > 0,
+           f"start {m.group(1)}, duration {m.group(2)}")
+    for k in ("host", "start_time_ns", "duration_ns", "labels"):
+        j.pop(k)
+    return doc[:m.start()] + doc[m.end():], j
+
+
 def roundtrip_dir(ctx, traces, reports, min_traces=1):
     """Every trace: report --json equals the process's at-exit JSON report,
     from the footer byte for byte, and rebuilt from the events."""
     ts = traces_in(traces)
     expect(len(ts) >= min_traces, f"{len(ts)} traces in {traces}, expected >= {min_traces}")
     for t in ts:
-        footer, _ = ctx.st("report", "--json", t)
-        j = json.loads(footer)
+        footer, j = without_origin(ctx.st("report", "--json", t)[0])
         raw, at_exit = the_report_of(reports, j)
         expect(footer == raw, f"{t}: report --json differs from the at-exit report:\n"
                               f"{footer[:1500]}\n---\n{raw[:1500]}")
-        events = without_empty_sites(ctx.stj("report", "--json", "--from-events", t))
+        _, events = without_origin(ctx.st("report", "--json", "--from-events", t)[0])
+        events = without_empty_sites(events)
         at_exit = without_empty_sites(at_exit)
         if events != at_exit:
             for key in at_exit:
@@ -514,6 +533,60 @@ def site_frames(report, path):
     """The frames of every site on path in a (merged or per-process) report."""
     files = report["merged"]["files"] if "merged" in report else report["files"]
     return [s["frames"] for f in files if f["path"] == path for s in f["sites"]]
+
+
+def case_run_labels(ctx):
+    """Labels (run --label, SEEKTRACE_LABELS) are recorded in every trace of
+    a run and shown by report with the host and wall-clock times; bad ones
+    are one line from the command and a warning (the program unaffected)
+    inside a traced process."""
+    d = ctx.newdir("labels")
+    traces = os.path.join(d, "traces")
+    env = dict(os.environ, SEEKTRACE_LABELS="job=7,commit=old")
+    before = time.time_ns()
+    ctx.st("run", "--trace", traces, "--label", "commit=abc123", "--label", "test=t.one", "-q",
+           "--", "sh", "-c", "cat /etc/passwd >/dev/null; cat /etc/hostname >/dev/null", env=env)
+    after = time.time_ns()
+    j = ctx.stj("report", "--json", traces)
+    want = {"job": "7", "commit": "abc123", "test": "t.one"}
+    expect(len(j["processes"]) == 3 and all(p["labels"] == want for p in j["processes"]),
+           f"labels {[p.get('labels') for p in j['processes']]}")
+    host = os.uname().nodename
+    for p in j["processes"]:
+        expect(p["host"] == host and before <= p["start_time_ns"] <= after
+               and 0 < p["duration_ns"] <= after - before, f"origin {p['host']} {p['start_time_ns']}"
+               f" {p['duration_ns']} in [{before}, {after}]")
+    run = j["run"]
+    first = min(p["start_time_ns"] for p in j["processes"])
+    end = max(p["start_time_ns"] + p["duration_ns"] for p in j["processes"])
+    expect(run == {"hosts": [host], "start_time_ns": first, "duration_ns": end - first,
+                   "labels": want}, f"run {run}")
+    # The merged document read back keeps them.
+    merged = os.path.join(d, "merged.json")
+    with open(merged, "w") as fh:
+        json.dump(j, fh)
+    again = ctx.stj("report", "--json", merged)
+    expect(again["run"] == run, f"read back: {again.get('run')}")
+    text, _ = ctx.st("report", traces)
+    expect(f"  host {host}, started " in text and "labels: job=7 commit=abc123 test=t.one" in text,
+           text[:600])
+    # Bad labels: the command refuses them in one line; the library warns
+    # and records none, the program's output and status untouched.
+    for bad in ("nokey", "=v", "a b=1", "k=1,2", "k=1", "x" * 65 + "=1"):
+        args = ["--label", bad, "--label", "k=2"] if bad == "k=1" else ["--label", bad]
+        _, err = ctx.st("run", *args, "--", "true", rc=2)
+        expect(len(err.strip().splitlines()) == 1 and "--label" in err, f"{bad}: {err}")
+    _, err = ctx.st("run", "--", "true", rc=2, env=dict(os.environ, SEEKTRACE_LABELS="a=1,,"))
+    expect(len(err.strip().splitlines()) == 1 and "SEEKTRACE_LABELS" in err, err)
+    t2, _, p = ctx.traced(["cat", "/etc/hostname"], name="badlabels",
+                          env={"SEEKTRACE_LABELS": "ok=1,bad key=2"})
+    with open("/etc/hostname", "rb") as fh:
+        expect(p.stdout == fh.read() and p.returncode == 0, "the program noticed")
+    err = p.stderr.decode()
+    expect("seektrace: warning: SEEKTRACE_LABELS=ok=1,bad key=2: the key has a character" in err,
+           err)
+    (t,) = traces_in(t2)
+    expect(ctx.stj("report", "--json", t)["labels"] == {}, "bad labels were recorded")
 
 
 def case_run_symbolize_later(ctx):
