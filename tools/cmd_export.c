@@ -603,7 +603,7 @@ static int export_trace(struct ex *x, const char *path, char err[ST_TRACE_ERROR_
 }
 
 uint64_t export_events_clickhouse(FILE *out, char **paths, size_t n, const char *db,
-                                  const char *run_id)
+                                  const char *suffix, const char *run_id)
 {
     struct ex x;
     memset(&x, 0, sizeof x);
@@ -611,7 +611,7 @@ uint64_t export_events_clickhouse(FILE *out, char **paths, size_t n, const char 
     x.out = out;
     x.run_id = run_id;
     x.sym = symbolizer_shared();
-    fprintf(out, "INSERT INTO %s.events FORMAT JSONEachRow\n", db);
+    fprintf(out, "INSERT INTO %s.events%s FORMAT JSONEachRow\n", db, suffix);
     for (size_t k = 0; k < n; k++) {
         char err[ST_TRACE_ERROR_MAX];
         if (export_trace(&x, paths[k], err) != 0)
@@ -686,7 +686,7 @@ int cmd_export(int argc, char **argv)
     static char buf[1 << 20];
     setvbuf(stdout, buf, _IOFBF, sizeof buf);
     if (x.fmt == CLICKHOUSE) {
-        clickhouse_export(stdout, in.paths, in.n, database);
+        clickhouse_export(stdout, in.paths, in.n, database, "");
         inputs_free(&in);
         export_select_free(&x.sel);
         if (fflush(stdout) != 0 || ferror(stdout))

@@ -286,7 +286,8 @@ static void run_row(FILE *out, struct chx *c)
     c->nrows++;
 }
 
-uint64_t clickhouse_export(FILE *out, char **paths, size_t n, const char *db)
+uint64_t clickhouse_export(FILE *out, char **paths, size_t n, const char *db,
+                           const char *suffix)
 {
     char id[33];
     clickhouse_run_id(paths, n, id);
@@ -308,12 +309,12 @@ uint64_t clickhouse_export(FILE *out, char **paths, size_t n, const char *db)
         if (fclose(c->rows[t]) != 0)
             tool_bad_input("out of memory");
         if (c->len[t])
-            fprintf(out, "INSERT INTO %s.%s FORMAT JSONEachRow\n%s\n", db, table_names[t],
-                    c->buf[t]);
+            fprintf(out, "INSERT INTO %s.%s%s FORMAT JSONEachRow\n%s\n", db, table_names[t],
+                    suffix, c->buf[t]);
         free(c->buf[t]);
     }
-    uint64_t events = export_events_clickhouse(out, paths, n, db, id);
-    fprintf(out, "INSERT INTO %s.runs FORMAT JSONEachRow\n", db);
+    uint64_t events = export_events_clickhouse(out, paths, n, db, suffix, id);
+    fprintf(out, "INSERT INTO %s.runs%s FORMAT JSONEachRow\n", db, suffix);
     run_row(out, c);
     fprintf(out, "\n");
     uint64_t rows = c->nrows + events;

@@ -20,13 +20,16 @@ void clickhouse_run_id(char **paths, size_t n, char id[33]);
  * 1 to 64 of [A-Za-z0-9_], not starting with a digit. */
 int clickhouse_database_ok(const char *name);
 
-/* Writes the blocks of the traces in paths (one run) for database db.
+/* Writes the blocks of the traces in paths (one run) for database db, the
+ * tables' names followed by suffix ("": the tables, "_dist": their
+ * Distributed variants).
  * Exits 2 on a trace that cannot be read. Returns the rows written. */
-uint64_t clickhouse_export(FILE *out, char **paths, size_t n, const char *db);
+uint64_t clickhouse_export(FILE *out, char **paths, size_t n, const char *db,
+                           const char *suffix);
 
 /* cmd_export.c: the events of the traces as rows of db.events (one block),
  * each with run_id and host. Returns the rows written. */
 uint64_t export_events_clickhouse(FILE *out, char **paths, size_t n, const char *db,
-                                  const char *run_id);
+                                  const char *suffix, const char *run_id);
 
 #endif

@@ -170,6 +170,7 @@ int cmd_report(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_load(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
