@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""clickhouse_server.py start|stop DIR — a private ClickHouse server for the
+"""clickhouse_server.py start DIR | stop DIR [WORK] — a private ClickHouse server for the
 fleet tests (a ctest fixture: FIXTURES_SETUP start, FIXTURES_CLEANUP stop).
 
 start: writes DIR/config.xml and DIR/users.xml (data, logs and tmp under
@@ -10,7 +10,7 @@ seektrace_s2, so that a Distributed table with database '' reads each
 shard's rows once), starts clickhouse-server, waits until it answers, and
 records its pid and ports in DIR/server.json.
 stop: kills that server (by the pid it recorded), waits for it, and
-removes DIR — whatever the tests did."""
+removes DIR (and WORK, the tests' runs) — whatever the tests did."""
 import json
 import os
 import shutil
@@ -108,28 +108,49 @@ def start(d):
     sys.exit("clickhouse-server did not answer within 60 s")
 
 
-def stop(d):
+def alive(pid):
+    """Whether pid runs (a zombie no one reaps counts as gone)."""
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+def stop(d, work=None):
     try:
         with open(os.path.join(d, "server.json")) as fh:
             pid = json.load(fh)["pid"]
     except (OSError, ValueError, KeyError):
         pid = None
-    if pid:
+    # The pid is the one start recorded, and only while its command line is
+    # the server's with this DIR's config (a pid reused since is left alone).
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as fh:
+            ours = os.path.join(d, "config.xml").encode() in fh.read()
+    except (OSError, TypeError):
+        ours = False
+    if pid and ours:
         try:
             os.kill(pid, signal.SIGTERM)
-            deadline = time.time() + 20
-            while time.time() < deadline:
-                # Our own child no longer: poll by signal 0 until it is gone.
-                os.kill(pid, 0)
+            # Its data goes with DIR: no need to wait for a clean shutdown.
+            deadline = time.time() + 3
+            while alive(pid) and time.time() < deadline:
                 time.sleep(0.1)
-            os.kill(pid, signal.SIGKILL)
-            time.sleep(0.2)
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
         except ProcessLookupError:
             pass
     shutil.rmtree(d, ignore_errors=True)
+    if work:
+        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 3 or sys.argv[1] not in ("start", "stop"):
-        sys.exit("usage: clickhouse_server.py start|stop DIR")
-    (start if sys.argv[1] == "start" else stop)(os.path.abspath(sys.argv[2]))
+    if len(sys.argv) < 3 or sys.argv[1] not in ("start", "stop") or \
+            len(sys.argv) > (3 if sys.argv[1] == "start" else 4):
+        sys.exit("usage: clickhouse_server.py start DIR | stop DIR [WORK]")
+    if sys.argv[1] == "start":
+        start(os.path.abspath(sys.argv[2]))
+    else:
+        stop(os.path.abspath(sys.argv[2]), sys.argv[3] if len(sys.argv) > 3 else None)
