@@ -589,6 +589,47 @@ def case_run_labels(ctx):
     expect(ctx.stj("report", "--json", t)["labels"] == {}, "bad labels were recorded")
 
 
+def case_export_clickhouse(ctx):
+    """export --format clickhouse: per table an INSERT line, its rows (the
+    JSON report's keys and values), an empty line, runs last; the run id is
+    the same whatever the order of the traces; no selection; load's usage
+    errors are one line (tests/fleet loads into a real server)."""
+    d = ctx.newdir("chexport")
+    traces = os.path.join(d, "traces")
+    ctx.st("run", "--trace", traces, "--label", "job=9", "-q", "--", "sh", "-c",
+           f"{ctx.a.demo} {os.path.join(d, 'd.dat')} --seeks 300; cat /etc/passwd > /dev/null")
+    out, _ = ctx.st("export", "--format", "clickhouse", "--database", "fleet_db", traces)
+    blocks = [b for b in out.split("\n\n") if b]
+    heads = [b.split("\n", 1)[0] for b in blocks]
+    expect(heads == [f"INSERT INTO fleet_db.{t} FORMAT JSONEachRow" for t in
+                     ("processes", "files", "streams", "sites", "findings", "events", "runs")],
+           f"blocks {heads}")
+    rows = {h.split(".")[1].split()[0]: [json.loads(r) for r in b.split("\n")[1:] if r]
+            for h, b in zip(heads, blocks)}
+    j = ctx.stj("report", "--json", traces)
+    ids = {r["run_id"] for t in rows.values() for r in t}
+    expect(len(ids) == 1 and re.fullmatch(r"[0-9a-f]{32}", next(iter(ids))), f"run ids {ids}")
+    (run,) = rows["runs"]
+    expect(all(run[k] == j["merged"]["totals"][k] for k in FIGURES), f"runs row {run}")
+    expect(run["labels.key"] == ["job"] and run["labels.value"] == ["9"]
+           and run["processes"] == len(j["processes"]) == len(rows["processes"]), f"{run}")
+    for k in FIGURES:
+        expect(sum(r[k] for r in rows["files"]) == j["merged"]["totals"][k], f"files' {k}")
+    reads = [r for r in rows["events"] if r["event"] == "read"]
+    expect(len(reads) == j["merged"]["totals"]["read_syscalls"], f"{len(reads)} read events")
+    # The same traces in another order: the same run id.
+    ts = sorted(traces_in(traces), reverse=True)
+    again, _ = ctx.st("export", "--format", "clickhouse", *ts)
+    expect(json.loads(again.split("\n")[1])["run_id"] in ids, "the run id depends on the order")
+    for args in (["--pid", "1"], ["--keep-going"], ["--database", "a-b"]):
+        _, err = ctx.st("export", "--format", "clickhouse", *args, traces, rc=2)
+        expect(len(err.strip().splitlines()) == 1, err)
+    for args in ([], ["--clickhouse", "ftp://x/"], ["--clickhouse", "http://u:p@h/"],
+                 ["--clickhouse", "http://h/", "--retries", "x"]):
+        _, err = ctx.st("load", *args, traces, rc=2)
+        expect(len(err.strip().splitlines()) == 1 and "load" in err, f"{args}: {err}")
+
+
 def case_run_symbolize_later(ctx):
     """seektrace run names call sites from the traces, once for the whole job
     (SEEKTRACE_SYMBOLIZE=later): no traced process loads libdw, the names
