@@ -168,6 +168,18 @@ static int clean_leftovers(struct loader *l, const char *id)
     return 0;
 }
 
+/* body grown to hold n bytes (exits when out of memory). */
+static char *grow(char *body, size_t *cap, size_t n)
+{
+    if (n <= *cap)
+        return body;
+    char *bigger = realloc(body, n * 2);
+    if (!bigger)
+        tool_bad_input("out of memory");
+    *cap = n * 2;
+    return bigger;
+}
+
 /* Posts the blocks of the export in f, each in chunks of rows. */
 static int post_blocks(struct loader *l, FILE *f)
 {
@@ -181,11 +193,7 @@ static int post_blocks(struct loader *l, FILE *f)
     while (rc == 0 && (n = getline(&line, &cap, f)) >= 0) {
         int insert = strncmp(line, "INSERT INTO ", 12) == 0, end = n <= 1;
         if (!insert && !end) {
-            if (blen + (size_t)n + 1 > bcap) {
-                bcap = (blen + (size_t)n + 1) * 2;
-                if (!(body = realloc(body, bcap)))
-                    tool_bad_input("out of memory");
-            }
+            body = grow(body, &bcap, blen + (size_t)n + 1);
             memcpy(body + blen, line, (size_t)n);
             blen += (size_t)n;
             rows++;
@@ -199,11 +207,7 @@ static int post_blocks(struct loader *l, FILE *f)
             rows = 0;
         }
         if (insert) {
-            if ((size_t)n + 1 > bcap) {
-                bcap = (size_t)n * 2 + 1;
-                if (!(body = realloc(body, bcap)))
-                    tool_bad_input("out of memory");
-            }
+            body = grow(body, &bcap, (size_t)n + 1);
             memcpy(body, line, (size_t)n);
             blen = head = (size_t)n;
         }
@@ -244,7 +248,9 @@ static int load_run(struct loader *l, char **paths, size_t n, const char *name)
     FILE *f = tmpfile();
     if (!f)
         tool_bad_input("cannot make a temporary file");
+    progress_start("exporting traces", n);
     clickhouse_export(f, paths, n, l->db, l->suffix);
+    progress_end();
     if (fflush(f) != 0 || ferror(f))
         tool_bad_input("cannot write a temporary file (is TMPDIR full?)");
     uint64_t rows = count_rows(f);

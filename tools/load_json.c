@@ -236,7 +236,7 @@ static int one_report(const char *path, struct jval *v, size_t at, process_fn fn
     /* Where and when it ran, as report --json wrote it from its trace. */
     const struct jval *start = json_get(v, "start_time_ns"), *dur = json_get(v, "duration_ns");
     const struct jval *labels = json_get(v, "labels");
-    char *kv[ST_LABELS_MAX];
+    char *kv[ST_LABELS_MAX] = {NULL};
     if (start && start->is_u64 && dur && dur->is_u64) {
         p.start_realtime_ns = start->u64;
         p.duration_ns = dur->u64;
