@@ -14,6 +14,10 @@
 -- host and pid of its process, and start_time (the process's start; runs:
 -- the run's), which partitions the tables by month.
 --
+-- Strings are as the JSON report writes them (docs/report-json.md, Strings):
+-- a path's byte that is not UTF-8 is U+FFFD and its two hex digits, so
+-- paths stay exact and every string is valid UTF-8.
+--
 -- labels.key / labels.value: the run's labels (`seektrace run --label`,
 -- SEEKTRACE_LABELS): `labels.value[indexOf(labels.key, 'commit')]`.
 --
