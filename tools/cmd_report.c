@@ -169,14 +169,7 @@ static void origin_add(struct rctx *c, const struct process *p)
         c->first_ns = p->start_realtime_ns;
     if (p->start_realtime_ns + p->duration_ns > c->end_ns)
         c->end_ns = p->start_realtime_ns + p->duration_ns;
-    for (int i = 0; i < p->nlabels; i++) {
-        size_t klen = strcspn(p->labels[i], "="), at;
-        int have = 0;
-        for (size_t k = 0; k < c->labels_len; k += strlen(c->labels + k) + 1)
-            have |= strncmp(c->labels + k, p->labels[i], klen + 1) == 0;
-        if (!have)
-            st_labels_add(p->labels[i], c->labels, sizeof c->labels, &c->labels_len, &at);
-    }
+    st_labels_merge(c->labels, sizeof c->labels, &c->labels_len, p->labels, p->nlabels);
 }
 
 /* A rendered seektrace.report/2 object with, for a trace, its origin and

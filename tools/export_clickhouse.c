@@ -245,14 +245,7 @@ static int on_process(struct process *p, void *vctx)
     }
     if (p->start_realtime_ns + p->duration_ns > c->end_ns)
         c->end_ns = p->start_realtime_ns + p->duration_ns;
-    for (int i = 0; i < p->nlabels; i++) {
-        size_t klen = strcspn(p->labels[i], "="), at;
-        int have = 0;
-        for (size_t k = 0; k < c->labels_len; k += strlen(c->labels + k) + 1)
-            have |= strncmp(c->labels + k, p->labels[i], klen + 1) == 0;
-        if (!have)
-            st_labels_add(p->labels[i], c->labels, sizeof c->labels, &c->labels_len, &at);
-    }
+    st_labels_merge(c->labels, sizeof c->labels, &c->labels_len, p->labels, p->nlabels);
     return 0;
 }
 

@@ -88,3 +88,12 @@ const char *st_labels_add(const char *spec, char *out, size_t size, size_t *len,
     *len = n;
     return NULL;
 }
+
+void st_labels_merge(char *out, size_t size, size_t *len, char *const *labels, int n)
+{
+    for (int i = 0; i < n; i++) {
+        size_t bad_at;
+        if (!has_key(out, *len, labels[i], strcspn(labels[i], "=")))
+            st_labels_add(labels[i], out, size, len, &bad_at);
+    }
+}

@@ -29,4 +29,10 @@ const char *st_label_check(const char *kv, size_t len);
 const char *st_labels_add(const char *spec, char *out, size_t size, size_t *len,
                           size_t *bad_at);
 
+/* Appends to out[0..*len) each of the n labels ("KEY=VALUE", checked
+ * already) whose key it does not hold yet: a run's labels from its
+ * processes', the first value of a key kept. One that no longer fits is
+ * left out. */
+void st_labels_merge(char *out, size_t size, size_t *len, char *const *labels, int n);
+
 #endif
