@@ -197,6 +197,10 @@ static int is_waiting(const struct st_file *f)
 
 void st_fold_offer_closed(void)
 {
+    /* A vfork child runs on its parent's memory (lifecycle_vfork.c): it
+     * must not fold the parent's files. */
+    if (st_self.own_io)
+        return;
     struct st_file *closed[8];
     size_t n = st_fd_files_emptied(closed, sizeof closed / sizeof closed[0]);
     if (!n || !enabled())
