@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "labels.h"
+#include "trace_mem.h"
 #include "trace_codec.h"
 #include "trace_decode.h"
 
@@ -535,52 +536,9 @@ int st_trace_next(struct st_trace_reader *r, struct st_trace_event *ev,
 
 /* ---- the footer ---------------------------------------------------------- */
 
-/* A bump allocator whose blocks are freed together. */
-struct mem_block {
-    struct mem_block *next;
-    size_t used, size;
-    max_align_t data[];
-};
-
-static void *mem_alloc(struct mem_block **head, size_t n)
-{
-    n = (n + 15) & ~(size_t)15;
-    struct mem_block *b = *head;
-    if (!b || b->size - b->used < n) {
-        size_t size = n > 65536 ? n : 65536;
-        struct mem_block *nb = malloc(sizeof *nb + size);
-        if (!nb)
-            return NULL;
-        nb->size = size;
-        nb->used = 0;
-        if (b && n > 65536) { /* a big one: keep filling the current block */
-            nb->next = b->next;
-            b->next = nb;
-        } else {
-            nb->next = b;
-            *head = nb;
-        }
-        b = nb;
-    }
-    void *p = (char *)b->data + b->used;
-    b->used += n;
-    memset(p, 0, n);
-    return p;
-}
-
-void st_trace_mem_free(void *block)
-{
-    struct mem_block *b = block;
-    while (b) {
-        struct mem_block *next = b->next;
-        free(b);
-        b = next;
-    }
-}
-
 struct fcur {
     const uint8_t *p, *end;
-    struct mem_block **mem;
+    struct st_trace_mem **mem;
 };
 
 static int f_u(struct fcur *c, uint64_t *v)
@@ -598,7 +556,7 @@ static int f_str(struct fcur *c, const char **s)
         *s = NULL;
         return 0;
     }
-    char *d = mem_alloc(c->mem, (size_t)n + 1);
+    char *d = st_trace_mem_alloc(c->mem, (size_t)n + 1);
     if (!d)
         return -1;
     memcpy(d, c->p, (size_t)n);
@@ -620,7 +578,7 @@ static int f_process(struct fcur *c, struct st_report *r)
         return -1;
     r->pid = (long)pid;
     r->ppid = (long)ppid;
-    const char **argv = mem_alloc(c->mem, sizeof *argv * (size_t)(argc ? argc : 1));
+    const char **argv = st_trace_mem_alloc(c->mem, sizeof *argv * (size_t)(argc ? argc : 1));
     if (!argv)
         return -1;
     for (uint64_t i = 0; i < argc; i++) {
@@ -647,7 +605,7 @@ static int f_file(struct fcur *c, struct st_report_file *f, const struct st_trac
     if (!f->path)
         f->path = "";
     f->nstreams = (size_t)n;
-    f->streams = n ? mem_alloc(c->mem, sizeof *f->streams * (size_t)n) : NULL;
+    f->streams = n ? st_trace_mem_alloc(c->mem, sizeof *f->streams * (size_t)n) : NULL;
     if (n && !f->streams)
         return -1;
     for (size_t i = 0; i < f->nstreams; i++) {
@@ -671,7 +629,7 @@ static int f_file(struct fcur *c, struct st_report_file *f, const struct st_trac
     if (f_u(c, &n) != 0 || n > (uint64_t)(c->end - c->p))
         return -1;
     f->nsites = (size_t)n;
-    f->sites = n ? mem_alloc(c->mem, sizeof *f->sites * (size_t)n) : NULL;
+    f->sites = n ? st_trace_mem_alloc(c->mem, sizeof *f->sites * (size_t)n) : NULL;
     if (n && !f->sites)
         return -1;
     for (size_t i = 0; i < f->nsites; i++) {
@@ -679,7 +637,7 @@ static int f_file(struct fcur *c, struct st_report_file *f, const struct st_trac
         uint64_t nf;
         if (f_u(c, &nf) != 0 || nf > 64)
             return -1;
-        struct st_report_frame *frames = nf ? mem_alloc(c->mem, sizeof *frames * (size_t)nf) : NULL;
+        struct st_report_frame *frames = nf ? st_trace_mem_alloc(c->mem, sizeof *frames * (size_t)nf) : NULL;
         if (nf && !frames)
             return -1;
         for (uint64_t k = 0; k < nf; k++) {
@@ -757,7 +715,7 @@ int st_trace_footer_report(struct st_trace_reader *r, struct st_report *out, voi
         free(buf);
         return -1;
     }
-    struct mem_block *mem = NULL;
+    struct st_trace_mem *mem = NULL;
     struct fcur c = {payload, payload + len, &mem};
     /* Files are counted first so the array is allocated once. */
     size_t nfiles = 0;
@@ -771,7 +729,7 @@ int st_trace_footer_report(struct st_trace_reader *r, struct st_report *out, voi
             k.p += n;
         }
     }
-    out->files = mem_alloc(&mem, sizeof *out->files * (nfiles ? nfiles : 1));
+    out->files = st_trace_mem_alloc(&mem, sizeof *out->files * (nfiles ? nfiles : 1));
     int have_process = 0;
     out->storage.processes = out->storage.processes_unmeasured = 1;
     out->storage.why_not = "the trace has no device figures (written before format 4.1)";
