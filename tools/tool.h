@@ -180,6 +180,7 @@ struct check_opts {
     double max_amplification; /* < 0: unset */
     int64_t max_read_syscalls; /* < 0: unset */
     int64_t max_reread_bytes;  /* < 0: unset */
+    double max_write_syscalls_per_mib; /* < 0: unset */
     const char **globs;        /* --file */
     size_t nglobs;
     const char **site_globs;   /* --site */

@@ -16,6 +16,7 @@ import csv
 import glob
 import io
 import json
+import math
 import os
 import shutil
 import signal
@@ -644,6 +645,60 @@ def case_check_codes(ctx):
     # Usage errors are 2.
     ctx.st("check", demo, rc=2)
     ctx.st("check", "--max-amplification", "lots", demo, rc=2)
+
+
+def case_check_write_syscalls(ctx):
+    # 4,000 fprintf lines to an unbuffered file: a write syscall each. The
+    # limit is write syscalls per MiB written, from the same figures strace
+    # shows for the run.
+    out = os.path.join(ctx.tmp, "unbuffered.out")
+    log = os.path.join(ctx.tmp, "strace.unbuffered")
+    traces, _, _ = ctx.traced([os.path.join(ctx.a.workloads, "wl_writes"), "unbuffered", out,
+                               "4000"], name="unbuffered", strace_to=log)
+    trace = traces_in(traces)[0]
+    theirs = strace_log.parse(log)[1][os.path.realpath(out)]
+    expect(theirs.write_syscalls == 4000, f"strace: {theirs}")
+    mib = theirs.kernel_write_bytes / (1 << 20)
+    per_mib = theirs.write_syscalls / mib
+    # Passes at its own figure (rounded up), fails 1% under it.
+    passing = math.ceil(per_mib)
+    ctx.st("check", "--max-write-syscalls-per-mib", f"{passing}", "--file", "*/unbuffered.out",
+           trace, rc=0)
+    tight = str(int(per_mib * 0.99))
+    text, _ = ctx.st("check", "--max-write-syscalls-per-mib", tight, "--file",
+                     "*/unbuffered.out", trace, rc=1)
+    lines = text.splitlines()
+    want = (f"{per_mib:.1f} write syscalls per MiB exceed {float(tight):g}: pid ")
+    expect(len(lines) == 2 and want in lines[0] and
+           f"in {theirs.write_syscalls:,} write syscalls" in lines[0] and
+           "worst site: main (writes.c:" in lines[0], text)
+    j = ctx.stj("check", "--max-write-syscalls-per-mib", tight, "--file", "*/unbuffered.out",
+                "--format", "json", trace, rc=1)
+    (v,) = j["violations"]
+    expect(v["limit"] == "write_syscalls_per_mib" and abs(v["value"] - per_mib) < 0.5 and
+           v["max"] == float(tight) and v["write_syscalls"] == theirs.write_syscalls and
+           v["kernel_write_bytes"] == theirs.kernel_write_bytes and
+           j["limits"]["max_write_syscalls_per_mib"] == float(tight), json.dumps(v)[:600])
+    # JUnit: the file's test case fails; annotations name the limit's rule.
+    root = ET.fromstring(ctx.st("check", "--max-write-syscalls-per-mib", tight, "--file",
+                                "*/unbuffered.out", "--format", "junit", trace, rc=1)[0])
+    cases = [c for c in root.iter("testcase") if c.get("name").endswith("unbuffered.out")]
+    expect(len(cases) == 1 and len(cases[0].findall("failure")) == 1,
+           ET.tostring(root).decode()[:800])
+    gh, _ = ctx.st("check", "--max-write-syscalls-per-mib", tight, "--file", "*/unbuffered.out",
+                   "--format", "github", trace, rc=1)
+    expect(any(l.startswith("::error ") and "limit/write-syscalls-per-mib" in l
+               for l in gh.splitlines()), gh[:800])
+    # --min-bytes selects by bytes written: above the file's, nothing is judged.
+    ctx.st("check", "--max-write-syscalls-per-mib", tight, "--file", "*/unbuffered.out",
+           "--min-bytes", str(theirs.kernel_write_bytes + 1), trace, rc=0)
+    # One write is always allowed: a file written once passes a limit of 0.
+    once = os.path.join(ctx.tmp, "once.out")
+    traces, _, _ = ctx.traced([os.path.join(ctx.a.workloads, "wl_writes"), "fputc", once, "100"],
+                              name="once")
+    ctx.st("check", "--max-write-syscalls-per-mib", "0", "--file", "*/once.out",
+           traces_in(traces)[0], rc=0)
+    ctx.st("check", "--max-write-syscalls-per-mib", "many", trace, rc=2)
 
 
 def case_check_formats(ctx):
