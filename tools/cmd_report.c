@@ -282,19 +282,29 @@ static void site_table(const struct st_report *m, const struct report_opts *o,
         out_printf("}\n");
     } else {
         skipped_text(skipped);
-        out_printf("  %9s %11s %11s %9s %9s %9s  %s\n", "amplif.", "kernel read", "delivered",
-                   "reads", "lseeks", "calls", "site / file");
+        /* The write columns only when a site shown wrote. */
+        int writes = 0;
+        for (size_t i = 0; i < n && i < top; i++)
+            writes |= rows[i].site->counts.write_syscalls || rows[i].site->counts.written_bytes;
+        out_printf("  %9s %11s %11s %9s %9s", "amplif.", "kernel read", "delivered", "reads",
+                   "lseeks");
+        if (writes)
+            out_printf(" %11s %9s %11s", "handed over", "writes", "kernel wrote");
+        out_printf(" %9s  %s\n", "calls", "site / file");
         for (size_t i = 0; i < n && i < top; i++) {
             const struct st_report_site *s = rows[i].site;
             const struct st_counts *c = &s->counts;
             char a[32], b1[32], b2[32], n1[32], n2[32], n3[32], d[512];
-            out_printf("  %9s %11s %11s %9s %9s %9s  %s\n      %s\n",
-                       st_fmt_ratio(a, sizeof a, st_counts_amplification(c)),
+            out_printf("  %9s %11s %11s %9s %9s", st_fmt_ratio(a, sizeof a, st_counts_amplification(c)),
                        st_fmt_bytes(b1, sizeof b1, c->kernel_read_bytes),
                        st_fmt_bytes(b2, sizeof b2, c->delivered_bytes),
                        st_fmt_count(n1, sizeof n1, c->read_syscalls),
-                       st_fmt_count(n2, sizeof n2, c->lseek_syscalls),
-                       st_fmt_count(n3, sizeof n3, calls_of(c)),
+                       st_fmt_count(n2, sizeof n2, c->lseek_syscalls));
+            if (writes)
+                out_printf(" %11s %9s %11s", st_fmt_bytes(b1, sizeof b1, c->written_bytes),
+                           st_fmt_count(n1, sizeof n1, c->write_syscalls),
+                           st_fmt_bytes(b2, sizeof b2, c->kernel_write_bytes));
+            out_printf(" %9s  %s\n      %s\n", st_fmt_count(n3, sizeof n3, calls_of(c)),
                        st_frame_describe(s->nframes ? &s->frames[0] : NULL, d, sizeof d),
                        rows[i].path);
         }

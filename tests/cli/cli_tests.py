@@ -18,6 +18,7 @@ import io
 import json
 import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -699,6 +700,39 @@ def case_check_write_syscalls(ctx):
     ctx.st("check", "--max-write-syscalls-per-mib", "0", "--file", "*/once.out",
            traces_in(traces)[0], rc=0)
     ctx.st("check", "--max-write-syscalls-per-mib", "many", trace, rc=2)
+
+
+def case_report_write_sites(ctx):
+    # 3,000 fprintf lines with fflush after each: every write syscall is
+    # made at the fflush line. The site tables (the at-exit text report's
+    # and report --by site's) show its writes, equal to strace's.
+    out = os.path.join(ctx.tmp, "flushed.out")
+    log = os.path.join(ctx.tmp, "strace.flushed")
+    traces, reports, _ = ctx.traced([os.path.join(ctx.a.workloads, "wl_writes"), "fflush", out,
+                                     "3000"], name="flushed", strace_to=log,
+                                    env={"SEEKTRACE_FORMAT": "text"})
+    theirs = strace_log.parse(log)[1][os.path.realpath(out)]
+    w = theirs.write_syscalls
+    expect(w == 3000, f"strace: {theirs}")
+    kib = f"{theirs.kernel_write_bytes / 1024:.1f} KiB"
+    (text,) = [open(p, encoding="utf-8").read() for p in glob.glob(os.path.join(reports, "*"))]
+    lines = text.splitlines()
+    head = [l for l in lines if l.rstrip().endswith("call site -> file")]
+    expect(len(head) == 1 and " writes kernel wrote " in head[0], text)
+    row = re.compile(rf" {w:,} +{re.escape(kib)} \S+ \(writes\.c:\d+\) -> {re.escape(out)}$")
+    expect(sum(1 for l in lines if row.search(l)) == 1, f"no site row {row.pattern}:\n{text}")
+    trace = traces_in(traces)[0]
+    table, _ = ctx.st("report", "--by", "site", trace)
+    tl = table.splitlines()
+    expect("handed over    writes kernel wrote" in tl[0], table)
+    hits = [tl[i] for i in range(len(tl) - 1)
+            if tl[i + 1].strip() == out and "(writes.c:" in tl[i]]
+    want = re.compile(rf" {w:,} +{re.escape(kib)} +[\d,]+  \S+ \(writes\.c:\d+\)$")
+    expect(any(want.search(h) for h in hits), f"{want.pattern} in {hits}\n{table}")
+    sites = ctx.stj("report", "--by", "site", "--json", trace)["sites"]
+    mine = [x for x in sites if x["path"] == out]
+    expect(sum(x["write_syscalls"] for x in mine) == w and
+           sum(x["kernel_write_bytes"] for x in mine) == theirs.kernel_write_bytes, f"{mine}")
 
 
 def case_check_formats(ctx):
