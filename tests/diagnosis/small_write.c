@@ -7,6 +7,8 @@
  * (created fresh). MODE says how:
  *   full        fwrite on a stream with glibc's own buffer (the fix)
  *   unbuffered  fwrite on a stream set _IONBF
+ *   printf, printf_unbuffered   fprintf("%s") of each record, either way
+ *   putc, putc_unbuffered       putc of each byte, either way
  *   line        fwrite on a stream set _IOLBF
  *   fflush      fwrite, then fflush after every record
  *   fflush100   fwrite, then fflush after every 100th record
@@ -24,19 +26,35 @@ enum { BLOCK = 65536 };
 
 static int is(const char *mode, const char *name) { return strcmp(mode, name) == 0; }
 
+/* One record handed over as fwrite, fprintf or putc hand it. */
+static long put(FILE *fp, const char *rec, long size, const char *mode)
+{
+    if (!strncmp(mode, "printf", 6)) {
+        int r = fprintf(fp, "%s", rec);
+        return r < 0 ? 0 : r;
+    }
+    if (!strncmp(mode, "putc", 4)) {
+        for (long i = 0; i < size; i++)
+            if (putc(rec[i], fp) == EOF)
+                return i;
+        return size;
+    }
+    return (long)fwrite(rec, 1, (size_t)size, fp);
+}
+
 static long with_stdio(const char *path, long records, const char *rec, long size,
                        const char *mode)
 {
     FILE *fp = fopen(path, "w");
     if (!fp)
         die(path);
-    if (is(mode, "unbuffered") && setvbuf(fp, NULL, _IONBF, 0) != 0)
+    if (strstr(mode, "unbuffered") && setvbuf(fp, NULL, _IONBF, 0) != 0)
         die("setvbuf");
     if (is(mode, "line") && setvbuf(fp, NULL, _IOLBF, 0) != 0)
         die("setvbuf");
     long written = 0;
     for (long i = 0; i < records; i++) {
-        written += (long)fwrite(rec, 1, (size_t)size, fp); /* SITE:fwrite */
+        written += put(fp, rec, size, mode); /* SITE:fwrite */
         if ((is(mode, "fflush") || (is(mode, "fflush100") && i % 100 == 99)) &&
             fflush(fp) != 0) /* SITE:fflush */
             die("fflush");
@@ -79,22 +97,26 @@ static long with_write(const char *path, long records, const char *rec, long siz
 int main(int argc, char **argv)
 {
     if (argc != 5)
-        usage("small_write FILE RECORDS SIZE full|unbuffered|line|fflush|fflush100|write|block");
+        usage("small_write FILE RECORDS SIZE full|unbuffered|line|fflush|fflush100|printf|"
+              "printf_unbuffered|putc|putc_unbuffered|write|block");
     long records = arg_long(argv[2]), size = arg_long(argv[3]);
     const char *mode = argv[4];
-    char *rec = malloc((size_t)size);
+    char *rec = malloc((size_t)size + 1);
     if (!rec || size < 1)
         die("record");
     memset(rec, 'x', (size_t)size);
     rec[size - 1] = '\n';
+    rec[size] = '\0';
     long written;
     if (is(mode, "write") || is(mode, "block"))
         written = with_write(argv[1], records, rec, size, is(mode, "block"));
     else if (is(mode, "full") || is(mode, "unbuffered") || is(mode, "line") ||
-             is(mode, "fflush") || is(mode, "fflush100"))
+             is(mode, "fflush") || is(mode, "fflush100") || is(mode, "printf") ||
+             is(mode, "printf_unbuffered") || is(mode, "putc") || is(mode, "putc_unbuffered"))
         written = with_stdio(argv[1], records, rec, size, mode);
     else
-        usage("small_write FILE RECORDS SIZE full|unbuffered|line|fflush|fflush100|write|block");
+        usage("small_write FILE RECORDS SIZE full|unbuffered|line|fflush|fflush100|printf|"
+              "printf_unbuffered|putc|putc_unbuffered|write|block");
     free(rec);
     return print_counts("records", records, "written", written, (char *)0);
 }
