@@ -75,7 +75,28 @@ def check(a, tmp, buffered, unbuffered):
     expect(len(counts) == len(SIZES) + 1, f"{counts}")
 
 
+def case_sweep(a, tmp):
+    """sweep measures write syscalls and bytes: at each size the sum over the
+    run equals strace's (every file but the library's own: its report, and
+    /proc/self/mem, through which it patches stdio's jump table)."""
+    p = subprocess.run([a.seektrace, "sweep", "--json", "--reps", "1", "--sizes", "512,4k",
+                        "--", a.small_write, os.path.join(tmp, "records.out"), RECORDS, SIZE,
+                        "printf"], capture_output=True, text=True)
+    expect(p.returncode == 0, f"sweep: rc {p.returncode}: {p.stderr[-1000:]}")
+    rows = {r["size"]: r for r in json.loads(p.stdout)["sizes"]}
+    for size in (512, 4096):
+        strace_run(a, tmp, "printf", f"sweep{size}", SEEKTRACE_BUFSIZE=str(size))
+        theirs = [c for path, c in strace_log.parse(os.path.join(tmp, f"strace.sweep{size}"))[1]
+                  .items() if not (path or "").startswith((os.path.join(tmp, "report."), "/proc/"))]
+        want = (sum(c.write_syscalls for c in theirs), sum(c.kernel_write_bytes for c in theirs))
+        got = (rows[size]["write_syscalls"], rows[size]["kernel_write_bytes"])
+        expect(got == want, f"sweep at {size}: {got} writes/bytes, strace {want}")
+        expect(rows[size]["written_bytes"] >= int(RECORDS) * int(SIZE), f"{rows[size]}")
+    expect(rows[512]["write_syscalls"] > rows[4096]["write_syscalls"], f"{rows}")
+
+
 CASES = {
+    "sweep_writes": case_sweep,
     "write_fwrite": lambda a, tmp: check(a, tmp, "full", "unbuffered"),
     "write_printf": lambda a, tmp: check(a, tmp, "printf", "printf_unbuffered"),
     "write_putc": lambda a, tmp: check(a, tmp, "putc", "putc_unbuffered"),
