@@ -739,7 +739,7 @@ def _(ctx):
     ctx.eq("flushes_unbuffered", f["flushes_unbuffered"], 2000)
     x = write_finding(ctx, report, "unbuffered-writes", out, f, fmt_count(2000), fmt_bytes(32),
                       fmt_bytes(64000))
-    frame_is(ctx, "finding site", x["site"], "small_write.c", "fwrite", "with_stdio")
+    frame_is(ctx, "finding site", x["site"], "small_write.c", "fwrite", "put")
     n = predicted_count(ctx, x, "the writes with a full 4 KiB buffer")
     ctx.eq("the prediction", n, 16)
     report, f, out = check_fix_measured(ctx, n, 2000, 32, "full")
@@ -803,7 +803,7 @@ def _(ctx):
     ctx.eq("flushes_newline (one per record)", f["flushes_newline"], 2000)
     x = write_finding(ctx, report, "line-buffered-file", out, f, fmt_count(2000),
                       fmt_bytes(64000))
-    frame_is(ctx, "finding site", x["site"], "small_write.c", "fwrite", "with_stdio")
+    frame_is(ctx, "finding site", x["site"], "small_write.c", "fwrite", "put")
     n = predicted_count(ctx, x, "the writes with full buffering")
     report, f, out = check_fix_measured(ctx, n, 2000, 32, "full")
     no_finding(ctx, report, "line-buffered-file", out)

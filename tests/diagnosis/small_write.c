@@ -39,7 +39,7 @@ static long put(FILE *fp, const char *rec, long size, const char *mode)
                 return i;
         return size;
     }
-    return (long)fwrite(rec, 1, (size_t)size, fp);
+    return (long)fwrite(rec, 1, (size_t)size, fp); /* SITE:fwrite */
 }
 
 static long with_stdio(const char *path, long records, const char *rec, long size,
@@ -54,7 +54,7 @@ static long with_stdio(const char *path, long records, const char *rec, long siz
         die("setvbuf");
     long written = 0;
     for (long i = 0; i < records; i++) {
-        written += put(fp, rec, size, mode); /* SITE:fwrite */
+        written += put(fp, rec, size, mode);
         if ((is(mode, "fflush") || (is(mode, "fflush100") && i % 100 == 99)) &&
             fflush(fp) != 0) /* SITE:fflush */
             die("fflush");
