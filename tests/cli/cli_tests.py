@@ -276,6 +276,30 @@ def case_open_at_exit(ctx):
                    (default, "full", "default"), f"{source}: stream {s}")
 
 
+def case_write_buffer(ctx):
+    """A stream that only writes never refills: the report still names the
+    buffer its writes went through, in the exit report and in the trace's
+    (it said "no buffer yet")."""
+    prog = os.path.join(ctx.a.workloads, "wl_writes")
+    out = os.path.join(ctx.tmp, "w.out")
+    blksize = os.statvfs(ctx.tmp).f_bsize
+    default = blksize if 0 < blksize < 8192 else 8192  # glibc's _IO_file_doallocate
+    for mode, count, want in (("fputc", "100000", (default, "full", "default")),
+                              ("linebuf", "100", (default, "line", "default")),
+                              ("unbuffered", "100", (1, "none", "default"))):
+        traces, reports, _ = ctx.traced([prog, mode, out, count], name="wbuf_" + mode)
+        (live,) = [os.path.join(reports, f) for f in os.listdir(reports)]
+        (t,) = [os.path.join(traces, f) for f in os.listdir(traces)]
+        for source, j in (("exit report", json.load(open(live))),
+                          ("trace", ctx.stj("report", "--json", t))):
+            (f,) = [x for x in j["files"] if x["path"] == os.path.abspath(out)]
+            (s,) = f["streams"]
+            expect((s["buffer_size"], s["buffer_mode"], s["buffer_origin"]) == want,
+                   f"{mode}, {source}: stream {s}")
+        text, _ = ctx.st("report", t)
+        expect("no buffer yet" not in text, f"{mode}: text report says no buffer yet:\n{text}")
+
+
 def case_roundtrip_workloads(ctx):
     w = ctx.a.workloads
     runs = [

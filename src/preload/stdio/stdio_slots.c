@@ -546,7 +546,8 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
         st_record_write_at(s->file, c, st_tally_cost(c, call), call, off, r);
     }
     st_desc_wrote(st_fd_desc(e), r); /* O_APPEND ("a", "a+"): the end, unknown */
-    /* The buffer a write stream was given (size, mode) is first seen here. */
+    /* A stream that only writes never refills: its buffer is first seen
+     * here (else the report says "no buffer yet" of a stream that wrote). */
     if (st_stream_observe_buffer(s, fp))
         st_trace_buffer(s);
     st_self.busy--;
