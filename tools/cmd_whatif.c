@@ -49,7 +49,7 @@ static const char usage[] =
     "\n"
     "Streams that wrote get a second table: the write syscalls and kernel bytes\n"
     "written unbuffered and fully buffered at each size, from what each call\n"
-    "handed over and the calls that flushed (line buffering is not predicted).\n"
+    "handed over and the calls that flushed; line buffered at the stream's size.\n"
     "\n"
     "Given JSON reports (the library's, report --json, run --json) instead, which\n"
     "hold no calls to replay, it prints what they hold: each file's figures and\n"
@@ -280,7 +280,7 @@ static void text_file(const struct opts *o, const struct whatif *w, const struct
 static void text_write_row(const char *mark, const char *label, const struct whatif_write_cost *c)
 {
     char n[32], b[32];
-    out_printf("%-2s %-10s %14s %14s\n", mark, label,
+    out_printf("%-2s %-14s %14s %14s\n", mark, label,
                st_fmt_count(n, sizeof n, c->write_syscalls),
                st_fmt_bytes(b, sizeof b, c->kernel_write_bytes));
 }
@@ -292,20 +292,21 @@ static void text_writes(const struct whatif_writes *ww)
         char b[32], n[32], size[32];
         out_printf("%s: %zu stream%s wrote, %s handed over\n", f->path, f->streams,
                    f->streams == 1 ? "" : "s", st_fmt_bytes(b, sizeof b, f->written_bytes));
-        out_printf("   %-10s %14s %14s\n", "buffer", "write syscalls", "kernel bytes");
+        out_printf("   %-14s %14s %14s\n", "buffer", "write syscalls", "kernel bytes");
         text_write_row(f->recorded_size == 0 && !f->recorded_mixed ? "=" : "", "none",
                        &f->unbuffered);
+        char line[48];
+        snprintf(line, sizeof line, "line %s", st_fmt_bytes(size, sizeof size, f->line_size));
+        text_write_row(f->recorded_line && !f->recorded_mixed ? "=" : "", line, &f->line);
         for (size_t k = 0; k < ww->nsizes; k++) {
             st_fmt_bytes(size, sizeof size, ww->sizes[k]);
-            text_write_row(ww->sizes[k] == f->recorded_size && !f->recorded_mixed ? "=" : "",
+            text_write_row(ww->sizes[k] == f->recorded_size && !f->recorded_line &&
+                                   !f->recorded_mixed ? "=" : "",
                            size, &f->at[k]);
         }
         st_fmt_count(n, sizeof n, f->measured.write_syscalls);
         st_fmt_bytes(b, sizeof b, f->measured.kernel_write_bytes);
-        if (f->recorded_line)
-            out_printf("   recorded run (line-buffered): %s writes, %s — line buffering is not "
-                       "replayed\n\n", n, b);
-        else if (whatif_writes_agree(f))
+        if (whatif_writes_agree(f))
             out_printf("   recorded run: %s writes, %s — the model replays it exactly\n\n", n, b);
         else
             out_printf("   recorded run: the model predicts %" PRIu64 " writes, %" PRIu64
@@ -332,18 +333,15 @@ static void json_writes(FILE *out, const struct whatif_writes *ww)
                      "\"predicted\":",
                 f->streams, f->written_bytes, f->recorded_size,
                 f->recorded_mixed ? "true" : "false", f->recorded_line ? "true" : "false");
-        if (f->recorded_line) {
-            fputs("null", out);
-        } else {
-            fputc('{', out);
-            json_write_cost(out, &f->recorded);
-            fputc('}', out);
-        }
-        fputs(",\"measured\":{", out);
+        fputc('{', out);
+        json_write_cost(out, &f->recorded);
+        fputs("},\"measured\":{", out);
         json_write_cost(out, &f->measured);
         fprintf(out, "},\"model_agrees\":%s},\"unbuffered\":{",
-                f->recorded_line ? "null" : whatif_writes_agree(f) ? "true" : "false");
+                whatif_writes_agree(f) ? "true" : "false");
         json_write_cost(out, &f->unbuffered);
+        fprintf(out, "},\"line\":{\"buffer_size\":%" PRIu64 ",", f->line_size);
+        json_write_cost(out, &f->line);
         fputs("},\"sizes\":[", out);
         for (size_t k = 0; k < ww->nsizes; k++) {
             fprintf(out, "%s{\"size\":%" PRIu64 ",", k ? "," : "", ww->sizes[k]);

@@ -23,6 +23,7 @@ enum step_kind { STEP_FLUSH = 16, STEP_REPOSITION };
 
 struct step {
     unsigned kind; /* enum st_wm_put, or a step_kind */
+    int ends_line; /* the call's last byte was a newline */
     uint64_t n;
 };
 
@@ -59,7 +60,7 @@ static int grow_to(struct objects *o, uint32_t id)
     uint32_t n = o->n ? o->n : 64;
     while (n <= id)
         n *= 2;
-    struct wstream **s = realloc(o->streams, n * sizeof *s);
+    struct wstream **s = realloc(o->streams, n * sizeof(struct wstream *));
     if (s)
         o->streams = s;
     uint32_t *c = realloc(o->cell_owner, n * sizeof *c);
@@ -70,7 +71,7 @@ static int grow_to(struct objects *o, uint32_t id)
         o->paths = p;
     if (!s || !c || !p)
         return -1;
-    memset(s + o->n, 0, (n - o->n) * sizeof *s);
+    memset(s + o->n, 0, (n - o->n) * sizeof(struct wstream *));
     memset(c + o->n, 0, (n - o->n) * sizeof *c);
     memset(p + o->n, 0, (n - o->n) * sizeof *p);
     o->n = n;
@@ -105,10 +106,10 @@ static struct thread *thread_of(struct objects *o, uint32_t tid)
     return &o->threads[o->nthreads++];
 }
 
-static int add_step(struct wstream *s, unsigned kind, uint64_t n)
+static int add_step_nl(struct wstream *s, unsigned kind, uint64_t n, int ends_line)
 {
     /* Bytes after bytes are one run, and flushes in a row are one. */
-    if (s->nsteps && s->steps[s->nsteps - 1].kind == kind &&
+    if (s->nsteps && s->steps[s->nsteps - 1].kind == kind && !ends_line &&
         (kind == ST_WM_BYTES || kind == STEP_FLUSH)) {
         s->steps[s->nsteps - 1].n += n;
         return 0;
@@ -121,8 +122,13 @@ static int add_step(struct wstream *s, unsigned kind, uint64_t n)
         s->steps = p;
         s->cap = cap;
     }
-    s->steps[s->nsteps++] = (struct step){kind, n};
+    s->steps[s->nsteps++] = (struct step){kind, ends_line, n};
     return 0;
+}
+
+static int add_step(struct wstream *s, unsigned kind, uint64_t n)
+{
+    return add_step_nl(s, kind, n, 0);
 }
 
 /* What the open call handed over, booked before anything that flushes. */
@@ -158,7 +164,7 @@ static int on_op(struct objects *o, const struct st_trace_event *ev)
             t->in_write = 0;
         uint64_t n = s->pending;
         s->pending = 0;
-        return n ? add_step(s, kind, n) : 0;
+        return n ? add_step_nl(s, kind, n, ev->op_flag) : 0;
     case ST_OP_FFLUSH:
     case ST_OP_EXIT:
         s->frozen |= ev->op == ST_OP_EXIT;
@@ -239,10 +245,11 @@ static int learn(struct objects *o, const struct st_trace_event *ev)
     }
 }
 
-static void replay(const struct wstream *s, uint64_t size, struct whatif_write_cost *out)
+static void replay(const struct wstream *s, enum st_wm_mode mode, uint64_t size,
+                   struct whatif_write_cost *out)
 {
     struct st_write_model m;
-    st_write_model_init(&m, size);
+    st_write_model_init(&m, mode, size);
     for (size_t i = 0; i < s->nsteps; i++) {
         const struct step *p = &s->steps[i];
         if (p->kind == STEP_FLUSH)
@@ -250,7 +257,7 @@ static void replay(const struct wstream *s, uint64_t size, struct whatif_write_c
         else if (p->kind == STEP_REPOSITION)
             st_write_model_reposition(&m);
         else
-            st_write_model_put(&m, (enum st_wm_put)p->kind, p->n);
+            st_write_model_put(&m, (enum st_wm_put)p->kind, p->n, p->ends_line);
     }
     out->write_syscalls += m.write_syscalls;
     out->kernel_write_bytes += m.kernel_write_bytes;
@@ -296,21 +303,28 @@ static int collect(struct whatif_writes *w, struct objects *o, const char *glob)
         struct whatif_write_file *f = file_entry(w, path);
         if (!f || settle(s) != 0)
             return -1;
-        uint64_t size = s->mode == ST_TRACE_BUF_NONE ? 0 : s->bufsize ? s->bufsize : UNSEEN_BUFFER;
-        if (f->streams == 0)
-            f->recorded_size = size;
-        else if (f->recorded_size != size)
+        uint64_t size = s->bufsize ? s->bufsize : UNSEEN_BUFFER;
+        enum st_wm_mode mode = s->mode == ST_TRACE_BUF_NONE   ? ST_WM_NONE
+                               : s->mode == ST_TRACE_BUF_LINE ? ST_WM_LINE
+                                                              : ST_WM_FULL;
+        if (f->streams == 0) {
+            f->recorded_size = mode == ST_WM_NONE ? 0 : size;
+            f->recorded_line = mode == ST_WM_LINE;
+        } else if (f->recorded_size != (mode == ST_WM_NONE ? 0 : size) ||
+                   f->recorded_line != (mode == ST_WM_LINE)) {
             f->recorded_mixed = 1;
+        }
         f->streams++;
         f->written_bytes += s->written;
-        if (s->mode == ST_TRACE_BUF_LINE)
-            f->recorded_line = 1;
-        else
-            replay(s, size, &f->recorded);
+        replay(s, mode, size, &f->recorded);
         cost_add(&f->measured, &s->measured);
-        replay(s, 0, &f->unbuffered);
+        replay(s, ST_WM_NONE, 0, &f->unbuffered);
+        /* Line buffering at the buffer the stream had (glibc's own when
+         * it was unbuffered: what setvbuf(_IOLBF) with no buffer gives). */
+        replay(s, ST_WM_LINE, mode == ST_WM_NONE ? UNSEEN_BUFFER : size, &f->line);
+        f->line_size = mode == ST_WM_NONE ? UNSEEN_BUFFER : size;
         for (size_t k = 0; k < w->nsizes; k++)
-            replay(s, w->sizes[k], &f->at[k]);
+            replay(s, ST_WM_FULL, w->sizes[k], &f->at[k]);
     }
     return 0;
 }
@@ -360,7 +374,7 @@ int whatif_writes_add_trace(struct whatif_writes *w, const char *path, const cha
 
 int whatif_writes_agree(const struct whatif_write_file *f)
 {
-    return !f->recorded_line && f->recorded.write_syscalls == f->measured.write_syscalls &&
+    return f->recorded.write_syscalls == f->measured.write_syscalls &&
            f->recorded.kernel_write_bytes == f->measured.kernel_write_bytes;
 }
 

@@ -2,13 +2,13 @@
  * the kernel with other buffers (the write half of seektrace whatif).
  *
  * A trace (format 4) records what each writing call handed its stream
- * (WRITTEN events, summed per call: OP OTHER names the call), and the calls
- * that flush it (fflush, seeks, reads, fclose, exit). Replaying them through
- * the write model (src/core/write_model.h) predicts write syscalls and
- * kernel bytes written unbuffered and fully buffered at each size; the
+ * (WRITTEN events, summed per call: OP OTHER names the call, and since 4.1
+ * says with F1 that its last byte was a newline), and the calls that flush
+ * it (fflush, seeks, reads, fclose, exit). Replaying them through the write
+ * model (src/core/write_model.h) predicts write syscalls and kernel bytes
+ * written unbuffered, line buffered and fully buffered at each size; the
  * recorded configuration is replayed too and compared with what the trace
- * measured (not for line-buffered streams, which the model does not
- * follow). The program's own write() calls are not stdio's and are left
+ * measured. The program's own write() calls are not stdio's and are left
  * out. Figures are summed per file path over streams and processes. */
 #ifndef SEEKTRACE_WHATIF_WRITES_H
 #define SEEKTRACE_WHATIF_WRITES_H
@@ -28,10 +28,12 @@ struct whatif_write_file {
     uint64_t written_bytes;   /* bytes the calls handed over */
     uint64_t recorded_size;   /* of its first stream; 0: unbuffered */
     int recorded_mixed;       /* streams had different sizes or modes */
-    int recorded_line;        /* a stream was line-buffered: no recorded replay */
+    int recorded_line;        /* its first stream was line buffered */
     struct whatif_write_cost recorded;   /* the model at the recorded configuration */
     struct whatif_write_cost measured;   /* what the trace recorded for those streams */
     struct whatif_write_cost unbuffered; /* _IONBF */
+    struct whatif_write_cost line;       /* _IOLBF, with a buffer of line_size */
+    uint64_t line_size;
     struct whatif_write_cost *at;        /* [nsizes], full buffering of each size */
 };
 

@@ -70,7 +70,8 @@
 #define ST_TRACE_ENDIAN 0x01020304u
 #define ST_TRACE_VERSION_MAJOR 4 /* 4 added WRITE_AT, WRITTEN and FLUSH events, 3 CALL's F2,
                                   * 2 OP events; 1 to 3 are still read */
-#define ST_TRACE_VERSION_MINOR 0 /* 3.1 added stop_reason */
+#define ST_TRACE_VERSION_MINOR 1 /* 4.1: stdio's writes as WRITE_AT, OTHER's F1 on writing
+                                  * calls; 3.1 added stop_reason */
 #define ST_TRACE_FIXED_HEADER 256u
 #define ST_TRACE_SUFFIX ".sktrace"
 
@@ -242,7 +243,9 @@ enum st_trace_role { ST_EV_DEFINES = 1, ST_EV_HAPPENS = 2, ST_EV_STEERS = 3 };
  *   EXIT      the process ended with the stream open (a closed stream's
  *             ops end with its CLOSE event instead)
  *   OTHER     u call: a call the model does not follow (its bytes taken
- *             are in a GETC_RUN; the replay is approximate from here)
+ *             are in a GETC_RUN; the replay is approximate from here).
+ *             F1 (since 4.1) on a writing call (fwrite, fputs, puts, the
+ *             printf family): the last byte it handed over was a newline
  */
 enum st_trace_op {
     ST_OP_OPEN = 1,

@@ -14,9 +14,9 @@ static void syscall_of(struct st_write_model *m, uint64_t n)
     m->kernel_write_bytes += n;
 }
 
-void st_write_model_init(struct st_write_model *m, uint64_t size)
+void st_write_model_init(struct st_write_model *m, enum st_wm_mode mode, uint64_t size)
 {
-    *m = (struct st_write_model){.size = size};
+    *m = (struct st_write_model){.mode = mode, .size = size};
 }
 
 void st_write_model_flush(struct st_write_model *m)
@@ -31,12 +31,16 @@ void st_write_model_reposition(struct st_write_model *m)
     m->putting = 0;
 }
 
-/* _IO_new_file_xsputn on a fully buffered stream. */
-static void xsputn(struct st_write_model *m, uint64_t n)
+/* _IO_new_file_xsputn on a buffered stream; nl: the bytes end in a
+ * newline and the stream is line buffered (the remainder kept in the
+ * buffer is then written at that newline). */
+static void xsputn(struct st_write_model *m, uint64_t n, int nl)
 {
     uint64_t room = m->putting ? m->size - m->fill : 0;
     if (n <= room) {
         m->fill += n;
+        if (nl)
+            st_write_model_flush(m);
         return;
     }
     m->fill += room;
@@ -46,6 +50,8 @@ static void xsputn(struct st_write_model *m, uint64_t n)
     uint64_t straight = n - (m->size >= BLOCK_ALIGN_MIN ? n % m->size : 0);
     syscall_of(m, straight);
     m->fill = n - straight;
+    if (nl)
+        st_write_model_flush(m);
 }
 
 /* Bytes put one at a time: a byte that finds the buffer full writes it. */
@@ -62,11 +68,11 @@ static void bytes(struct st_write_model *m, uint64_t n)
     m->fill = total;
 }
 
-void st_write_model_put(struct st_write_model *m, enum st_wm_put how, uint64_t n)
+void st_write_model_put(struct st_write_model *m, enum st_wm_put how, uint64_t n, int ends_line)
 {
     if (!n)
         return;
-    if (!m->size) {
+    if (m->mode == ST_WM_NONE) {
         switch (how) {
         case ST_WM_XSPUTN: syscall_of(m, n); break;
         case ST_WM_PUTS: syscall_of(m, n - 1); syscall_of(m, 1); break;
@@ -79,10 +85,13 @@ void st_write_model_put(struct st_write_model *m, enum st_wm_put how, uint64_t n
         }
         return;
     }
+    int line = m->mode == ST_WM_LINE;
     switch (how) {
-    case ST_WM_XSPUTN: xsputn(m, n); break;
-    case ST_WM_PUTS: xsputn(m, n - 1); bytes(m, 1); break;
+    case ST_WM_XSPUTN: xsputn(m, n, line && ends_line); return;
+    case ST_WM_PUTS: xsputn(m, n - 1, 0); bytes(m, 1); break;
     case ST_WM_BYTES:
     case ST_WM_PRINTF: bytes(m, n); break;
     }
+    if (line && (ends_line || how == ST_WM_PUTS))
+        st_write_model_flush(m);
 }

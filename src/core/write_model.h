@@ -18,10 +18,14 @@
  *   - puts: its string as fwrite, then the newline as putc.
  *   - fflush, fclose, exit write what the buffer holds; a seek or a read
  *     does too, and leaves the area unset.
- * Line buffering needs where each newline was, which traces do not
- * record: not modelled. printf's pieces are taken as bytes, which is
- * exact while no single piece (a conversion, a literal run) is as large as
- * the buffer. */
+ *   - Line buffered: as full buffering, and a call whose last byte is a
+ *     newline writes all the buffer holds (fwrite's room is the whole
+ *     buffer's: glibc looks for the newline only when the call fits).
+ * Traces say whether each call's bytes ended in a newline (OP OTHER's F1),
+ * not where other newlines were: line buffering is exact when a call's
+ * only newline is its last byte, and takes putc's bytes as holding none.
+ * printf's pieces are taken as bytes, which is exact while no single piece
+ * (a conversion, a literal run) is as large as the buffer. */
 #ifndef SEEKTRACE_WRITE_MODEL_H
 #define SEEKTRACE_WRITE_MODEL_H
 
@@ -35,19 +39,23 @@ enum st_wm_put {
     ST_WM_BYTES,  /* putc, the inline macro, bytes booked outside a call */
 };
 
+enum st_wm_mode { ST_WM_FULL, ST_WM_LINE, ST_WM_NONE };
+
 struct st_write_model {
-    uint64_t size;   /* the buffer (full buffering); 0: unbuffered */
+    enum st_wm_mode mode;
+    uint64_t size;   /* the buffer (full and line buffering) */
     uint64_t fill;   /* bytes the buffer holds */
     int putting;     /* the put area is set up: its room can be filled */
     uint64_t write_syscalls, kernel_write_bytes;
 };
 
-/* A stream just opened, fully buffered with size bytes, or unbuffered
- * (size 0). */
-void st_write_model_init(struct st_write_model *m, uint64_t size);
+/* A stream just opened, in mode, with a buffer of size bytes (unbuffered:
+ * size unused). */
+void st_write_model_init(struct st_write_model *m, enum st_wm_mode mode, uint64_t size);
 
-/* n bytes handed over by one call of the given kind. */
-void st_write_model_put(struct st_write_model *m, enum st_wm_put how, uint64_t n);
+/* n bytes handed over by one call of the given kind; ends_line: its last
+ * byte was a newline (always so for puts). */
+void st_write_model_put(struct st_write_model *m, enum st_wm_put how, uint64_t n, int ends_line);
 
 /* fflush, fclose, exit: what the buffer holds is written. */
 void st_write_model_flush(struct st_write_model *m);

@@ -7,7 +7,7 @@
  * (created fresh). MODE says how:
  *   full        fwrite on a stream with glibc's own buffer (the fix)
  *   unbuffered  fwrite on a stream set _IONBF
- *   printf, printf_unbuffered   fprintf("%s") of each record, either way
+ *   printf, printf_unbuffered, printf_line   fprintf("%s") of each record
  *   putc, putc_unbuffered       putc of each byte, either way
  *   line        fwrite on a stream set _IOLBF
  *   fflush      fwrite, then fflush after every record
@@ -50,7 +50,7 @@ static long with_stdio(const char *path, long records, const char *rec, long siz
         die(path);
     if (strstr(mode, "unbuffered") && setvbuf(fp, NULL, _IONBF, 0) != 0)
         die("setvbuf");
-    if (is(mode, "line") && setvbuf(fp, NULL, _IOLBF, 0) != 0)
+    if (strstr(mode, "line") && setvbuf(fp, NULL, _IOLBF, 0) != 0)
         die("setvbuf");
     long written = 0;
     for (long i = 0; i < records; i++) {
@@ -98,7 +98,7 @@ int main(int argc, char **argv)
 {
     if (argc != 5)
         usage("small_write FILE RECORDS SIZE full|unbuffered|line|fflush|fflush100|printf|"
-              "printf_unbuffered|putc|putc_unbuffered|write|block");
+              "printf_unbuffered|printf_line|putc|putc_unbuffered|write|block");
     long records = arg_long(argv[2]), size = arg_long(argv[3]);
     const char *mode = argv[4];
     char *rec = malloc((size_t)size + 1);
@@ -112,11 +112,12 @@ int main(int argc, char **argv)
         written = with_write(argv[1], records, rec, size, is(mode, "block"));
     else if (is(mode, "full") || is(mode, "unbuffered") || is(mode, "line") ||
              is(mode, "fflush") || is(mode, "fflush100") || is(mode, "printf") ||
-             is(mode, "printf_unbuffered") || is(mode, "putc") || is(mode, "putc_unbuffered"))
+             is(mode, "printf_unbuffered") || is(mode, "printf_line") || is(mode, "putc") ||
+             is(mode, "putc_unbuffered"))
         written = with_stdio(argv[1], records, rec, size, mode);
     else
         usage("small_write FILE RECORDS SIZE full|unbuffered|line|fflush|fflush100|printf|"
-              "printf_unbuffered|putc|putc_unbuffered|write|block");
+              "printf_unbuffered|printf_line|putc|putc_unbuffered|write|block");
     free(rec);
     return print_counts("records", records, "written", written, (char *)0);
 }

@@ -7,9 +7,10 @@ Each case records one trace of tests/diagnosis/small_write (3,000 records of
 40 bytes, handed over by fwrite, fprintf or putc) at glibc's default buffer,
 under strace, and asks `whatif` what unbuffered and fully buffered streams of
 512 B to 64 KiB would write. Then it runs the program for real under strace:
-at each size with SEEKTRACE_BUFSIZE, and unbuffered (the same records on a
-stream set _IONBF); the predicted write syscalls and kernel bytes must equal
-what strace counts on the file, and the recorded run's replay what strace
+at each size with SEEKTRACE_BUFSIZE, unbuffered (the same records on a
+stream set _IONBF) and line buffered (_IOLBF; each record ends in its only
+newline); the predicted write syscalls and kernel bytes must equal what
+strace counts on the file, and the recorded run's replay what strace
 counted for it. Exit 0 pass, 1 fail.
 """
 import json
@@ -57,7 +58,7 @@ def same(what, predicted, measured):
     expect(got == want, f"{what}: predicted {got} writes/bytes, strace {want}")
 
 
-def check(a, tmp, buffered, unbuffered):
+def check(a, tmp, buffered, unbuffered, line=None):
     trace = os.path.join(tmp, "trace")
     out, recorded = strace_run(a, tmp, buffered, "recorded", SEEKTRACE_TRACE=trace)
     f = whatif_writes(a, trace, out)
@@ -70,6 +71,10 @@ def check(a, tmp, buffered, unbuffered):
         same(f"{size} B", predicted[size], measured)
     _, measured = strace_run(a, tmp, unbuffered, "unbuffered")
     same("unbuffered", f["unbuffered"], measured)
+    if line:
+        _, measured = strace_run(a, tmp, line, "line")
+        expect(f["line"]["buffer_size"] == f["recorded"]["buffer_size"], f"{f}")
+        same("line buffered", f["line"], measured)
     # Not a test that cannot fail: the sizes predict different counts.
     counts = {predicted[s]["write_syscalls"] for s in SIZES} | {f["unbuffered"]["write_syscalls"]}
     expect(len(counts) == len(SIZES) + 1, f"{counts}")
@@ -95,10 +100,23 @@ def case_sweep(a, tmp):
     expect(rows[512]["write_syscalls"] > rows[4096]["write_syscalls"], f"{rows}")
 
 
+def case_line_recorded(a, tmp):
+    """A line-buffered run replays exactly, and predicts full buffering."""
+    trace = os.path.join(tmp, "trace")
+    out, recorded = strace_run(a, tmp, "line", "recorded", SEEKTRACE_TRACE=trace)
+    f = whatif_writes(a, trace, out)
+    expect(f["recorded"]["line_buffered"] is True and f["recorded"]["model_agrees"] is True, f"{f}")
+    same("the recorded line-buffered run", f["recorded"]["predicted"], recorded)
+    expect(recorded.write_syscalls == int(RECORDS), f"strace: {recorded}")
+    _, measured = strace_run(a, tmp, "full", "full", SEEKTRACE_BUFSIZE="4096")
+    same("4 KiB, full", {r["size"]: r for r in f["sizes"]}[4096], measured)
+
+
 CASES = {
     "sweep_writes": case_sweep,
-    "write_fwrite": lambda a, tmp: check(a, tmp, "full", "unbuffered"),
-    "write_printf": lambda a, tmp: check(a, tmp, "printf", "printf_unbuffered"),
+    "write_line_recorded": case_line_recorded,
+    "write_fwrite": lambda a, tmp: check(a, tmp, "full", "unbuffered", "line"),
+    "write_printf": lambda a, tmp: check(a, tmp, "printf", "printf_unbuffered", "printf_line"),
     "write_putc": lambda a, tmp: check(a, tmp, "putc", "putc_unbuffered"),
 }
 

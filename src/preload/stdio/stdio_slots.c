@@ -526,6 +526,8 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
         st_ledger_put_write(s, fp, c, buf, n > 0 ? (uint64_t)n : 0);
         int last = n > 0 ? ((const unsigned char *)buf)[n - 1] : -1;
         st_record_flush(c, st_flush_cause_of(st_charge(ST_CALL_OTHER), fp->_flags, last));
+        if (last >= 0)
+            s->last_written = last;
         off = st_desc_offset(st_fd_desc(st_fd_get(fp->_fileno)));
         st_self.busy--;
         errno = err;
