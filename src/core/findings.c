@@ -99,6 +99,8 @@ static uint64_t direct_writes(const struct st_counts *c)
     return c->by_call[ST_CALL_WRITE].write_syscalls + c->by_call[ST_CALL_PWRITE].write_syscalls;
 }
 
+static const char *plural_s(uint64_t n) { return n == 1 ? "" : "s"; }
+
 /* The write syscalls that writing `bytes` in full blocks of `block` takes. */
 static uint64_t blocks_of(uint64_t bytes, uint64_t block)
 {
@@ -334,8 +336,9 @@ static void rule_unbuffered_writes(const struct st_report_file *f,
              st_fmt_bytes(b2, sizeof b2, c->kernel_write_bytes));
     snprintf(x->change, sizeof x->change,
              "give the stream full buffering (setvbuf(fp, NULL, _IOFBF, 0)): about %s write "
-             "syscalls with a %s buffer.",
+             "syscall%s with a %s buffer.",
              st_fmt_count(n1, sizeof n1, blocks_of(c->kernel_write_bytes, PREDICT_BUFFER)),
+             plural_s(blocks_of(c->kernel_write_bytes, PREDICT_BUFFER)),
              st_fmt_bytes(b3, sizeof b3, PREDICT_BUFFER));
 }
 
@@ -364,8 +367,9 @@ static void rule_fflush_per_record(const struct st_report_file *f,
              st_fmt_bytes(b2, sizeof b2, ff->kernel_write_bytes));
     snprintf(x->change, sizeof x->change,
              "drop the fflush (or flush once at the end, or every few hundred records): "
-             "about %s write syscalls with the %s buffer.",
+             "about %s write syscall%s with the %s buffer.",
              st_fmt_count(n1, sizeof n1, blocks_of(c->kernel_write_bytes, buf)),
+             plural_s(blocks_of(c->kernel_write_bytes, buf)),
              st_fmt_bytes(b3, sizeof b3, buf));
 }
 
@@ -395,8 +399,9 @@ static void rule_line_buffered_file(const struct st_report_file *f,
              st_fmt_bytes(b1, sizeof b1, c->kernel_write_bytes));
     snprintf(x->change, sizeof x->change,
              "give it full buffering (setvbuf(fp, NULL, _IOFBF, 0), or drop the _IOLBF): about "
-             "%s write syscalls with a %s buffer.",
+             "%s write syscall%s with a %s buffer.",
              st_fmt_count(n1, sizeof n1, blocks_of(c->kernel_write_bytes, buf)),
+             plural_s(blocks_of(c->kernel_write_bytes, buf)),
              st_fmt_bytes(b2, sizeof b2, buf));
 }
 
@@ -458,8 +463,9 @@ static void rule_small_direct_writes(const struct st_report_file *f,
              st_fmt_bytes(b2, sizeof b2, c->kernel_write_bytes));
     snprintf(x->change, sizeof x->change,
              "buffer the writes (a stdio stream, or your own 64 KiB block written when full): "
-             "about %s write syscalls in 64 KiB blocks.",
-             st_fmt_count(n1, sizeof n1, blocks_of(c->kernel_write_bytes, 65536)));
+             "about %s write syscall%s in 64 KiB blocks.",
+             st_fmt_count(n1, sizeof n1, blocks_of(c->kernel_write_bytes, 65536)),
+             plural_s(blocks_of(c->kernel_write_bytes, 65536)));
 }
 
 /* The same bytes read from the kernel again and again. */

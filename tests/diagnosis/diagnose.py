@@ -718,7 +718,7 @@ def write_finding(ctx, report, rule, out, f, *numbers):
 
 def predicted_count(ctx, x, what):
     """The count the change predicts ("about N write syscalls")."""
-    m = re.search(r"about ([\d,]+) write syscalls", x["change"])
+    m = re.search(r"about ([\d,]+) write syscalls?\b", x["change"])
     ctx.check(f"the change predicts {what}", m is not None, repr(x["change"]))
     return int(m.group(1).replace(",", "")) if m else None
 
