@@ -2,7 +2,7 @@
  * the kernel with other buffers (the write half of seektrace whatif).
  *
  * A trace (format 4) records what each writing call handed its stream
- * (WRITTEN events, summed per call: OP OTHER names the call, and since 4.1
+ * (WRITTEN events, summed per call: OP OTHER names the call, and since 4.3
  * says with F1 that its last byte was a newline), and the calls that flush
  * it (fflush, seeks, reads, fclose, exit). Replaying them through the write
  * model (src/core/write_model.h) predicts write syscalls and kernel bytes

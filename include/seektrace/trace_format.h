@@ -70,8 +70,8 @@
 #define ST_TRACE_ENDIAN 0x01020304u
 #define ST_TRACE_VERSION_MAJOR 4 /* 4 added WRITE_AT, WRITTEN and FLUSH events, 3 CALL's F2,
                                   * 2 OP events; 1 to 3 are still read */
-#define ST_TRACE_VERSION_MINOR 1 /* 4.1: stdio's writes as WRITE_AT, OTHER's F1 on writing
-                                  * calls; 3.1 added stop_reason */
+#define ST_TRACE_VERSION_MINOR 3 /* 3.1 added stop_reason, 4.2 INFO_LABELS, 4.3 stdio's
+                                  * writes as WRITE_AT and OTHER's F1 on writing calls */
 #define ST_TRACE_FIXED_HEADER 256u
 #define ST_TRACE_SUFFIX ".sktrace"
 
@@ -149,6 +149,8 @@ enum st_trace_info_tag {
                                      * parent's, when forked; its own finished
                                      * one, after an exec that failed */
     ST_TRACE_INFO_LIBC_VERSION = 8, /* gnu_get_libc_version(), e.g. "2.41" */
+    ST_TRACE_INFO_LABELS = 9, /* 4.2: the run's labels (SEEKTRACE_LABELS), each
+                               * "KEY=VALUE" NUL-terminated */
 };
 
 /* ## Chunks
@@ -244,7 +246,7 @@ enum st_trace_role { ST_EV_DEFINES = 1, ST_EV_HAPPENS = 2, ST_EV_STEERS = 3 };
  *             ops end with its CLOSE event instead)
  *   OTHER     u call: a call the model does not follow (its bytes taken
  *             are in a GETC_RUN; the replay is approximate from here).
- *             F1 (since 4.1) on a writing call (fwrite, fputs, puts, the
+ *             F1 (since 4.3) on a writing call (fwrite, fputs, puts, the
  *             printf family): the last byte it handed over was a newline
  */
 enum st_trace_op {
