@@ -110,6 +110,13 @@ def case_line_recorded(a, tmp):
     expect(recorded.write_syscalls == int(RECORDS), f"strace: {recorded}")
     _, measured = strace_run(a, tmp, "full", "full", SEEKTRACE_BUFSIZE="4096")
     same("4 KiB, full", {r["size"]: r for r in f["sizes"]}[4096], measured)
+    # What the line replay reads: each fwrite's op says its record ended a line.
+    p = subprocess.run([a.seektrace, "export", "--format", "jsonl", "--file", out, trace],
+                       capture_output=True, text=True)
+    expect(p.returncode == 0, p.stderr[-1000:])
+    ops = [json.loads(l) for l in p.stdout.splitlines() if '"op":"other"' in l]
+    expect(len(ops) == int(RECORDS) and all(o.get("call") == "fwrite" and o.get("ends_line")
+                                            for o in ops), f"{len(ops)} ops: {ops[:2]}")
 
 
 CASES = {
