@@ -342,14 +342,16 @@ static void rule_unbuffered_writes(const struct st_report_file *f,
              st_fmt_bytes(b3, sizeof b3, PREDICT_BUFFER));
 }
 
-/* fflush after every record: the buffer never fills, each record is a
- * write syscall. */
+/* fflush after every record to a file: the buffer never fills, each
+ * record is a write syscall (on a pipe or a terminal the reader may be
+ * waiting for each one). */
 static void rule_fflush_per_record(const struct st_report_file *f,
                                    struct st_finding *out, size_t *n, size_t max)
 {
     const struct st_counts *c = &f->counts;
     const struct st_call_cost *ff = &c->by_call[ST_CALL_FFLUSH];
-    if (ff->write_syscalls < 10 * MIN_CALLS || ff->write_syscalls * 2 <= c->write_syscalls ||
+    if (!regular_path(f->path) || ff->write_syscalls < 10 * MIN_CALLS ||
+        ff->write_syscalls * 2 <= c->write_syscalls ||
         ff->kernel_write_bytes / ff->write_syscalls >= SMALL_WRITE)
         return;
     struct st_finding *x = next(out, n, max, "fflush-per-record", f,

@@ -809,6 +809,27 @@ def _(ctx):
     no_finding(ctx, report, "line-buffered-file", out)
 
 
+def to_dev_null(ctx, mode):
+    """small_write's 2,000 records of 32 B to /dev/null: not a regular file."""
+    own, report = ctx.run([ctx.prog("small_write"), "/dev/null", "2000", "32", mode])
+    return own, report, file_entry(ctx, report, "/dev/null")
+
+
+@case("line-buffered-file.not_a_file")
+def _(ctx):
+    own, report, f = to_dev_null(ctx, "line")
+    ctx.eq("flushes_newline (one per record)", f["flushes_newline"], 2000)
+    no_finding(ctx, report, "line-buffered-file", "/dev/null")
+
+
+@case("fflush-per-record.not_a_file")
+def _(ctx):
+    own, report, f = to_dev_null(ctx, "fflush")
+    ctx.eq("by_call.fflush.write_syscalls (one per record)",
+           f["by_call"]["fflush"]["write_syscalls"], 2000)
+    no_finding(ctx, report, "fflush-per-record", "/dev/null")
+
+
 @case("line-buffered-file.below_threshold")
 def _(ctx):
     own, report, f, out = small_write(ctx, 999, 32, "line")
