@@ -851,6 +851,40 @@ def _(ctx):
     no_finding(ctx, report, "small-direct-writes", out)
 
 
+def endl_run(ctx, lines, how):
+    out = os.path.join(ctx.tmp, "endl.out")
+    log = os.path.join(ctx.tmp, f"strace{ctx.nrun + 1}.log")
+    own, report = ctx.run([ctx.prog("ofstream_endl"), out, str(lines), how], strace_log_to=log)
+    f = file_entry(ctx, report, out)
+    theirs = strace_log.parse(log)[1].get(f["path"], strace_log.FileSyscalls())
+    ctx.eq("write_syscalls (strace)", f["write_syscalls"], theirs.write_syscalls)
+    ctx.eq("kernel_write_bytes (strace)", f["kernel_write_bytes"], theirs.kernel_write_bytes)
+    ctx.eq("kernel_write_bytes (the lines)", f["kernel_write_bytes"], own["written"])
+    return own, report, f, out
+
+
+@case("small-direct-writes.cxx_endl")
+def _(ctx):
+    # libstdc++ makes the write() calls; std::endl flushes each line.
+    own, report, f, out = endl_run(ctx, 2000, "endl")
+    ctx.eq("calls.write (one per line)", f["calls"].get("write"), 2000)
+    x = finding(ctx, report, "small-direct-writes", out)
+    says(ctx, x, fmt_count(2000), fmt_bytes(f["kernel_write_bytes"] // 2000),
+         fmt_bytes(own["written"]))
+    frame_is(ctx, "finding site", x["site"], "ofstream_endl.cpp", "endl",
+             re.compile("write_lines"))
+    no_runtime_frames0(ctx, f)
+
+
+@case("small-direct-writes.cxx_newline")
+def _(ctx):
+    # '\n' instead of std::endl: a write() per full filebuf buffer.
+    own, report, f, out = endl_run(ctx, 2000, "newline")
+    ctx.check("a few writes, not one per line", 0 < f["write_syscalls"] < 20,
+              f"{f['write_syscalls']} writes")
+    no_finding(ctx, report, "small-direct-writes", out)
+
+
 @case("small-direct-writes.below_threshold")
 def _(ctx):
     own, report, f, out = small_write(ctx, 999, 32, "write")
