@@ -837,6 +837,12 @@ def case_check_write_syscalls(ctx):
     ctx.st("check", "--max-write-syscalls-per-mib", "0", "--file", "*/once.out",
            traces_in(traces)[0], rc=0)
     ctx.st("check", "--max-write-syscalls-per-mib", "many", trace, rc=2)
+    # run takes the limit too: the check's status wins over the command's 0.
+    wl = os.path.join(ctx.a.workloads, "wl_writes")
+    ctx.st("run", "-q", "--max-write-syscalls-per-mib", tight, "--file", "*/unbuffered.out",
+           "--", wl, "unbuffered", out, "4000", rc=1)
+    ctx.st("run", "-q", "--max-write-syscalls-per-mib", str(passing), "--file",
+           "*/unbuffered.out", "--", wl, "unbuffered", out, "4000", rc=0)
 
 
 def case_report_write_sites(ctx):
