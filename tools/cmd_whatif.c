@@ -307,7 +307,8 @@ static void text_writes(const struct whatif_writes *ww)
         st_fmt_count(n, sizeof n, f->measured.write_syscalls);
         st_fmt_bytes(b, sizeof b, f->measured.kernel_write_bytes);
         if (whatif_writes_agree(f))
-            out_printf("   recorded run: %s writes, %s — the model replays it exactly\n\n", n, b);
+            out_printf("   recorded run: %s write%s, %s — the model replays it exactly\n\n", n,
+                       f->measured.write_syscalls == 1 ? "" : "s", b);
         else
             out_printf("   recorded run: the model predicts %" PRIu64 " writes, %" PRIu64
                        " bytes; the trace measured %s, %s — treat this table as approximate\n\n",
