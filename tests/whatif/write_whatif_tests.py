@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Tests of the write half of `seektrace whatif` (issue 22): predicted against strace.
 
-    write_whatif_tests.py --seektrace BIN --lib LIB --small-write DIAG_SMALL_WRITE CASE
+    write_whatif_tests.py --seektrace BIN --lib LIB --small-write DIAG_SMALL_WRITE
+                          --writes WL_WRITES CASE
 
 Each case records one trace of tests/diagnosis/small_write (3,000 records of
 40 bytes, handed over by fwrite, fprintf or putc) at glibc's default buffer,
@@ -119,8 +120,31 @@ def case_line_recorded(a, tmp):
                                             for o in ops), f"{len(ops)} ops: {ops[:2]}")
 
 
+def case_recorded_workloads(a, tmp):
+    """The recorded run of each of tests/workloads/writes.c's ways to write
+    (all but "w+", whose put area starts inside a buffer it read) replays
+    exactly: the same writes and bytes as strace counted on the file."""
+    clean = {k: v for k, v in os.environ.items()
+             if k != "LD_PRELOAD" and not k.startswith("SEEKTRACE_")}
+    for mode in ("unbuffered", "linebuf", "fflush", "fputc", "putc_unlocked", "bigwrite",
+                 "stdout"):
+        out = os.path.join(tmp, f"{mode}.out")
+        log = os.path.join(tmp, f"strace.{mode}")
+        trace = os.path.join(tmp, f"trace.{mode}")
+        tracee = dict(LD_PRELOAD=a.lib, SEEKTRACE_TRACE=trace,
+                      SEEKTRACE_OUTPUT=os.path.join(tmp, f"report.{mode}.%p"))
+        p = subprocess.run(strace_log.command(log, tracee, [a.writes, mode, out, "3000"]),
+                           env=clean, capture_output=True, text=True)
+        expect(p.returncode == 0, f"{mode}: rc {p.returncode}: {p.stderr[-1000:]}")
+        theirs = strace_log.parse(log)[1].get(out, strace_log.FileSyscalls())
+        f = whatif_writes(a, trace, out)
+        expect(f["recorded"]["model_agrees"] is True, f"{mode}: {f['recorded']}")
+        same(f"{mode}: the recorded run", f["recorded"]["predicted"], theirs)
+
+
 CASES = {
     "sweep_writes": case_sweep,
+    "write_recorded_workloads": case_recorded_workloads,
     "write_line_recorded": case_line_recorded,
     "write_fwrite": lambda a, tmp: check(a, tmp, "full", "unbuffered", "line"),
     "write_printf": lambda a, tmp: check(a, tmp, "printf", "printf_unbuffered", "printf_line"),
@@ -128,4 +152,5 @@ CASES = {
 }
 
 if __name__ == "__main__":
-    sys.exit(harness.main(CASES, ["--seektrace", "--lib", "--small-write"], "st-whatif-w-"))
+    sys.exit(harness.main(CASES, ["--seektrace", "--lib", "--small-write", "--writes"],
+                          "st-whatif-w-"))
