@@ -24,14 +24,16 @@ enum step_kind { STEP_FLUSH = 16, STEP_REPOSITION };
 struct step {
     unsigned kind; /* enum st_wm_put, or a step_kind */
     int ends_line; /* the call's last byte was a newline */
-    uint64_t n;
+    uint64_t n;    /* bytes; a REPOSITION's offset sought (SEEK_SET), or UNKNOWN_OFFSET */
 };
+#define UNKNOWN_OFFSET UINT64_MAX
 
 struct wstream {
     uint32_t file;
     uint64_t bufsize;
     unsigned mode;
     int frozen;       /* closed or exited: later buffer events are glibc's cleanup */
+    int reads;        /* it made read syscalls: a read/write stream ("w+", "r+") */
     uint64_t pending; /* handed over inside the writing call still open */
     uint64_t written;
     struct step *steps;
@@ -170,8 +172,13 @@ static int on_op(struct objects *o, const struct st_trace_event *ev)
         s->frozen |= ev->op == ST_OP_EXIT;
         return settle(s) || add_step(s, STEP_FLUSH, 0);
     case ST_OP_FSEEK: case ST_OP_REWIND: case ST_OP_FREAD: case ST_OP_GETC_RUN:
-    case ST_OP_GETC_EOF: case ST_OP_FGETS: case ST_OP_GETDELIM:
-        return s->nsteps || s->pending ? settle(s) || add_step(s, STEP_REPOSITION, 0) : 0;
+    case ST_OP_GETC_EOF: case ST_OP_FGETS: case ST_OP_GETDELIM: {
+        uint64_t at = ev->op == ST_OP_REWIND ? 0
+                      : ev->op == ST_OP_FSEEK && ev->whence == SEEK_SET && ev->offset >= 0
+                          ? (uint64_t)ev->offset
+                          : UNKNOWN_OFFSET;
+        return s->nsteps || s->pending ? settle(s) || add_step(s, STEP_REPOSITION, at) : 0;
+    }
     default:
         return 0;
     }
@@ -225,6 +232,11 @@ static int learn(struct objects *o, const struct st_trace_event *ev)
             return 0;
         }
         return settle(s) || add_step(s, ST_WM_BYTES, ev->n);
+    case ST_EV_READ:
+    case ST_EV_READ_REREAD:
+        if ((s = stream_of_cell(o, ev->target)) != NULL)
+            s->reads = 1;
+        return 0;
     case ST_EV_WRITE:
     case ST_EV_WRITE_AT:
         if ((s = stream_of_cell(o, ev->target)) != NULL) {
@@ -255,7 +267,7 @@ static void replay(const struct wstream *s, enum st_wm_mode mode, uint64_t size,
         if (p->kind == STEP_FLUSH)
             st_write_model_flush(&m);
         else if (p->kind == STEP_REPOSITION)
-            st_write_model_reposition(&m);
+            st_write_model_reposition(&m, s->reads && p->n != UNKNOWN_OFFSET ? (int64_t)p->n : -1);
         else
             st_write_model_put(&m, (enum st_wm_put)p->kind, p->n, p->ends_line);
     }

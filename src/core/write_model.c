@@ -19,24 +19,38 @@ void st_write_model_init(struct st_write_model *m, enum st_wm_mode mode, uint64_
     *m = (struct st_write_model){.mode = mode, .size = size};
 }
 
-void st_write_model_flush(struct st_write_model *m)
+/* glibc empties the put area to the buffer's start after each write. */
+static void write_area(struct st_write_model *m, uint64_t n)
 {
-    syscall_of(m, m->fill);
-    m->fill = 0;
+    syscall_of(m, n);
+    if (n) {
+        m->fill = 0;
+        m->base = 0;
+    }
 }
 
-void st_write_model_reposition(struct st_write_model *m)
+void st_write_model_flush(struct st_write_model *m)
+{
+    write_area(m, m->fill);
+}
+
+void st_write_model_reposition(struct st_write_model *m, int64_t read_at)
 {
     st_write_model_flush(m);
     m->putting = 0;
+    /* _IO_new_file_seekoff reads the block holding the target, from
+     * offset & ~(size - 1): the next write starts at the target inside it. */
+    m->base = read_at >= 0 && m->mode != ST_WM_NONE ? (uint64_t)read_at & (m->size - 1) : 0;
 }
 
 /* _IO_new_file_xsputn on a buffered stream; nl: the bytes end in a
  * newline and the stream is line buffered (the remainder kept in the
  * buffer is then written at that newline). */
+static void bytes(struct st_write_model *m, uint64_t n);
+
 static void xsputn(struct st_write_model *m, uint64_t n, int nl)
 {
-    uint64_t room = m->putting ? m->size - m->fill : 0;
+    uint64_t room = m->putting ? m->size - m->base - m->fill : 0;
     if (n <= room) {
         m->fill += n;
         if (nl)
@@ -48,16 +62,22 @@ static void xsputn(struct st_write_model *m, uint64_t n, int nl)
     st_write_model_flush(m); /* _IO_OVERFLOW (f, EOF) sets the area up */
     m->putting = 1;
     uint64_t straight = n - (m->size >= BLOCK_ALIGN_MIN ? n % m->size : 0);
-    syscall_of(m, straight);
-    m->fill = n - straight;
+    write_area(m, straight);
+    bytes(m, n - straight); /* _IO_default_xsputn: into the area, byte-wise */
     if (nl)
         st_write_model_flush(m);
 }
 
-/* Bytes put one at a time: a byte that finds the buffer full writes it. */
+/* Bytes put one at a time: a byte that finds the buffer full writes it.
+ * An area that starts inside the buffer (base) is shorter the first time. */
 static void bytes(struct st_write_model *m, uint64_t n)
 {
     m->putting = 1;
+    uint64_t cap = m->size - m->base;
+    if (m->base && m->fill + n > cap) {
+        n -= cap - m->fill;
+        write_area(m, cap);
+    }
     uint64_t total = m->fill + n;
     if (total > m->size) {
         uint64_t full = (total - 1) / m->size;

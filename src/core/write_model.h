@@ -17,7 +17,9 @@
  *     (a write per 8 KiB, or per call).
  *   - puts: its string as fwrite, then the newline as putc.
  *   - fflush, fclose, exit write what the buffer holds; a seek or a read
- *     does too, and leaves the area unset.
+ *     does too, and leaves the area unset. On a read/write stream ("w+")
+ *     a seek reads the block holding its target, and the next write
+ *     starts at the target inside that block (the area is shorter once).
  *   - Line buffered: as full buffering, and a call whose last byte is a
  *     newline writes all the buffer holds (fwrite's room is the whole
  *     buffer's: glibc looks for the newline only when the call fits).
@@ -44,7 +46,8 @@ enum st_wm_mode { ST_WM_FULL, ST_WM_LINE, ST_WM_NONE };
 struct st_write_model {
     enum st_wm_mode mode;
     uint64_t size;   /* the buffer (full and line buffering) */
-    uint64_t fill;   /* bytes the buffer holds */
+    uint64_t fill;   /* bytes the put area holds */
+    uint64_t base;   /* where the put area starts in the buffer */
     int putting;     /* the put area is set up: its room can be filled */
     uint64_t write_syscalls, kernel_write_bytes;
 };
@@ -60,7 +63,9 @@ void st_write_model_put(struct st_write_model *m, enum st_wm_put how, uint64_t n
 /* fflush, fclose, exit: what the buffer holds is written. */
 void st_write_model_flush(struct st_write_model *m);
 
-/* A seek or a read on the stream: written as by flush, the area unset. */
-void st_write_model_reposition(struct st_write_model *m);
+/* A seek or a read on the stream: written as by flush, the area unset.
+ * read_at >= 0: a read/write stream sought that offset, and glibc read the
+ * block holding it; the next write starts there, inside the buffer. */
+void st_write_model_reposition(struct st_write_model *m, int64_t read_at);
 
 #endif
