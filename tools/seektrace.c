@@ -23,6 +23,7 @@ static const char usage[] =
     "                                grew against --baseline (CI)\n"
     "  baseline save TRACE|DIR ...   a run's figures, to commit and check against\n"
     "  export --format F TRACE ...   events as Chrome trace JSON, CSV or JSON lines\n"
+    "  html TRACE|DIR|JSON -o FILE   the report as one self-contained HTML page\n"
     "  whatif [--sizes L] TRACE ...  predict each buffer size's syscalls, bytes, time\n"
     "  sweep [--sizes L] -- CMD      run CMD at each buffer size and measure\n"
     "  calibrate                     measure this machine's syscall and copy costs\n"
@@ -64,6 +65,8 @@ int main(int argc, char **argv)
         return cmd_export(argc - 1, argv + 1);
     if (!strcmp(c, "sweep"))
         return cmd_sweep(argc - 1, argv + 1);
+    if (!strcmp(c, "html"))
+        return cmd_html(argc - 1, argv + 1);
     if (!strcmp(c, "whatif"))
         return cmd_whatif(argc - 1, argv + 1);
     if (!strcmp(c, "calibrate"))

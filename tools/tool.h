@@ -168,6 +168,7 @@ int cmd_export(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 
 /* check's limits, shared with run --check. */
 struct baseline_keys;
