@@ -7,6 +7,9 @@
 # library, the tools and the core, and the reliability cases ASan cannot run
 # beside on an UBSan-only build.
 set -euo pipefail
+# html.browser (tests/html) renders pages in Debian's chromium: the suite's
+# alone (the build does not need it), installed by setup.sh when missing.
+export SEEKTRACE_EXTRA_PACKAGES="${SEEKTRACE_EXTRA_PACKAGES:-} chromium"
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 # Where the time goes, one line a phase (bash's SECONDS counts from the start).
 phase_done() { echo "seektrace test: $1 done at ${SECONDS} s" >&2; }

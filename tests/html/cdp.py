@@ -10,6 +10,7 @@ whatever happened before (use it as a context manager).
 writes a full-page screenshot of a page (how docs/ got the demo's).
 """
 import base64
+import ctypes
 import json
 import os
 import select
@@ -30,10 +31,14 @@ class Browser:
         self.profile = tempfile.mkdtemp(prefix="seektrace-chromium-")
         to_chrome_r, self._w = os.pipe()
         self._r, from_chrome_w = os.pipe()
-        # The child's fd 3 and 4: dup them there before exec.
+        # The child's fd 3 and 4: dup them there before exec. The browser
+        # dies with this process too (PR_SET_PDEATHSIG, SIGKILL): a test
+        # killed by its timeout leaves no browser behind.
         def fds():
             os.dup2(to_chrome_r, 3)
             os.dup2(from_chrome_w, 4)
+            ctypes.CDLL(None, use_errno=True).prctl(1, 9, 0, 0, 0)
+        self._log = open(os.path.join(self.profile, "stderr.log"), "wb")
         self.proc = subprocess.Popen(
             [chromium, "--headless=new", "--remote-debugging-pipe", "--no-sandbox",
              "--disable-gpu", "--no-first-run", "--no-default-browser-check",
@@ -43,7 +48,7 @@ class Browser:
              f"--user-data-dir={self.profile}", "about:blank"],
             preexec_fn=fds, pass_fds=(3, 4),  # kept open: fds() made them
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=open(os.path.join(self.profile, "stderr.log"), "wb"))
+            stderr=self._log)
         os.close(to_chrome_r)
         os.close(from_chrome_w)
         self._buf = b""
@@ -64,6 +69,7 @@ class Browser:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             pass
+        self._log.close()
         for fd in (self._w, self._r):
             try:
                 os.close(fd)

@@ -19,13 +19,18 @@ Exit 0 pass, 1 fail.
 import argparse
 import json
 import os
+import shutil
+import struct
 import subprocess
 import sys
 import tempfile
+import time
+import zlib
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 from page_check import Failure, Page, check_against_json, check_offline, expect  # noqa: E402
+import cdp  # noqa: E402
 
 MAX_PAGE = 5 * 1024 * 1024
 COST = "400,150,300,0.1"  # fixed: no calibration measured during the tests
@@ -114,7 +119,116 @@ def case_static(a, tmp):
            f"{p.returncode} {p.stderr}")
 
 
-CASES = {"static": case_static}
+def png_pixels(data):
+    """(width, height, rows of RGB(A) bytes) of an 8-bit RGB or RGBA PNG."""
+    expect(data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG")
+    pos, idat, w = 8, b"", 0
+    while pos < len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind == b"IHDR":
+            w, h, depth, color = struct.unpack(">IIBB", body[:10])
+            expect(depth == 8 and color in (2, 6), f"PNG depth {depth} color {color}")
+            bpp = 3 if color == 2 else 4
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + n
+    raw = zlib.decompress(idat)
+    stride = w * bpp
+    rows, prev = [], bytearray(stride)
+    for y in range(h):
+        f, line = raw[y * (stride + 1)], bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b, c = prev[i], prev[i - bpp] if i >= bpp else 0
+            if f == 1:
+                line[i] = (line[i] + a) & 255
+            elif f == 2:
+                line[i] = (line[i] + b) & 255
+            elif f == 3:
+                line[i] = (line[i] + (a + b) // 2) & 255
+            elif f == 4:
+                pa, pb, pc = abs(b - c), abs(a - c), abs(a + b - 2 * c)
+                line[i] = (line[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255
+        rows.append(bytes(line))
+        prev = line
+    return w, h, bpp, rows
+
+
+def screenshot_says(png, name, orange):
+    """The screenshot is not blank: ink on a share of it, several colours,
+    and (orange) the kernel bytes' colour of the page's bars (#f0a35e)."""
+    w, h, bpp, rows = png_pixels(png)
+    colours, ink, kern = set(), 0, 0
+    for line in rows[::2]:
+        for x in range(0, w * bpp, bpp * 2):
+            px = line[x:x + 3]
+            colours.add(px)
+            ink += px != b"\xff\xff\xff"
+            kern += abs(px[0] - 0xf0) < 12 and abs(px[1] - 0xa3) < 12 and abs(px[2] - 0x5e) < 12
+    sampled = (h // 2 + h % 2) * ((w + 1) // 2)
+    expect(ink > sampled // 50 and len(colours) > 8,
+           f"{name}: screenshot looks blank ({ink} of {sampled} pixels inked, {len(colours)} colours)")
+    expect(not orange or kern > 200, f"{name}: no bar drawn in the screenshot ({kern} orange pixels)")
+    return ink * 100 // sampled
+
+
+def browser_problems(events, page_url):
+    """Console errors, exceptions and any request for something but the
+    page itself."""
+    bad = []
+    for method, p in events:
+        if method == "Runtime.exceptionThrown":
+            bad.append(f"exception: {p.get('exceptionDetails', {}).get('text')}")
+        elif method == "Runtime.consoleAPICalled" and p.get("type") in ("error", "assert"):
+            bad.append(f"console.{p['type']}: {[a.get('value') for a in p.get('args', [])]}")
+        elif method == "Log.entryAdded" and p["entry"].get("level") == "error":
+            bad.append(f"log: {p['entry'].get('text')}")
+        elif method == "Network.requestWillBeSent":
+            url = p["request"]["url"]
+            if url != page_url and not url.startswith(("data:", "about:")):
+                bad.append(f"request: {url}")
+    return bad
+
+
+SORT_CHECK = """(function(){
+  var th=document.querySelector('#sites thead th:nth-child(4)');
+  var col=function(){return Array.from(document.querySelectorAll('#sites tbody tr'))
+    .map(function(r){return Number(r.cells[3].dataset.v);});};
+  th.click(); var down=col(); th.click(); var up=col();
+  return [down, up];
+})()"""
+
+
+def case_browser(a, tmp):
+    chromium = a.chromium or shutil.which("chromium") or shutil.which("chromium-browser")
+    expect(chromium, "no chromium: scripts/test.sh installs Debian's chromium")
+    pages = Runs(a, tmp).all()
+    with cdp.Browser(chromium) as b:
+        b.open_page(width=1100, height=1200)
+        for name, page, j, nproc in pages:
+            url = "file://" + os.path.abspath(page)
+            t = time.monotonic()
+            b.load(page)
+            took = time.monotonic() - t
+            dom = b.evaluate("document.documentElement.outerHTML")
+            p = Page(dom)
+            if j is None:
+                expect(p.totals and all(v == 0 for v in p.totals.values()), f"empty: {p.totals}")
+            else:
+                check_against_json(p, j, nproc)
+            ink = screenshot_says(b.screenshot(), name, j is not None)
+            bad = browser_problems(b.events, url)
+            expect(not bad, f"{name}: {bad[:5]}")
+            if name == "demo":
+                down, up = b.evaluate(SORT_CHECK)
+                expect(len(down) > 2 and down == sorted(down, reverse=True) and up == sorted(up),
+                       f"sorting the site table by kernel bytes: {down} then {up}")
+            print(f"{name}: loaded in {took:.2f} s, DOM totals equal report --json's, "
+                  f"{ink}% of the screenshot inked, no console error, no request")
+
+
+CASES = {"static": case_static, "browser": case_browser}
 
 
 def main():
