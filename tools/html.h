@@ -55,6 +55,7 @@ void html_site_bars(FILE *f, const struct html_input *in);
 struct html_range {
     uint64_t t;       /* wall clock, ns */
     uint64_t off, len;
+    uint64_t reread;  /* kernel reads: bytes the file's reads had read before */
 };
 struct html_file_events {
     const char *path;

@@ -6,7 +6,8 @@
  * both as its definitions arrive. Where each stdio call read is followed
  * from the stream's recorded calls (OP events: open offset, fseek, the
  * bytes each call asked for), the same input whatif replays. Times are
- * wall clock, so that processes line up. */
+ * wall clock, so that processes line up. The program's own read calls
+ * deliver what their syscall read, at its offset. */
 #define _GNU_SOURCE 1
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ struct stream_pos {
 };
 
 struct per_trace {
+    struct html_range *last_read; /* the last kernel read kept, for REREAD */
     int *cells; /* cell id -> file index, -1 none, -2 unresolved */
     size_t ncells;
     struct stream_pos *streams;
@@ -70,7 +72,7 @@ static void add_range(struct html_range **a, size_t *n, size_t *cap, uint64_t *s
         if (!*a)
             tool_bad_input("out of memory");
     }
-    (*a)[(*n)++] = (struct html_range){t, off, len};
+    (*a)[(*n)++] = (struct html_range){t, off, len, 0};
 }
 
 /* The rate's buckets start HTML_RATE_BUCKETS wide at 1 µs; a time beyond
@@ -206,12 +208,28 @@ static void gather_trace(struct html_events *ev, const char *path)
                      (e.time_ns > info->start_ns ? e.time_ns - info->start_ns : 0);
         if ((e.kind == ST_EV_READ || e.kind == ST_EV_READ_REREAD) && e.result > 0) {
             rate_add(ev, t, (uint64_t)e.result, 0);
+            pt.last_read = NULL;
             int fi = e.target ? cell_file(ev, &pt, model, e.target) : -1;
             if (fi >= 0 && e.offset >= 0) {
                 struct html_file_events *f = &ev->files[fi];
+                size_t before = f->nreads;
                 add_range(&f->reads, &f->nreads, &f->capreads, &f->reads_seen, &f->max_off, t,
                           (uint64_t)e.offset, (uint64_t)e.result);
+                if (f->nreads > before) {
+                    pt.last_read = &f->reads[before];
+                    if (e.kind == ST_EV_READ_REREAD)
+                        pt.last_read->reread = (uint64_t)e.result;
+                }
+                /* The program's own read calls take every byte they make
+                 * the kernel read: the same range, delivered. */
+                if (e.call == ST_CALL_READ || e.call == ST_CALL_PREAD || e.call == ST_CALL_READV ||
+                    e.call == ST_CALL_PREADV)
+                    add_range(&f->delivered, &f->ndelivered, &f->capdelivered,
+                              &f->delivered_seen, &f->max_off, t, (uint64_t)e.offset,
+                              (uint64_t)e.result);
             }
+        } else if (e.kind == ST_EV_REREAD && pt.last_read) {
+            pt.last_read->reread += e.reread;
         } else if (e.kind == ST_EV_DELIVER && e.delivered) {
             rate_add(ev, t, 0, e.delivered);
         } else if (e.kind == ST_EV_OP) {

@@ -6,7 +6,9 @@
  * right panel draws the whole run: every range when there are few, else a
  * grid whose cells sum the kernel bytes and count the calls that fell in
  * them, shaded in a few levels the legend gives in bytes and calls, so
- * nothing is dropped, only summed. */
+ * nothing is dropped, only summed. A read of bytes the file's reads had
+ * read before (the trace's re-read) is red: a buffer thrown away and read
+ * again shows as a column of red. */
 #define _GNU_SOURCE 1
 #include <inttypes.h>
 #include <math.h>
@@ -67,10 +69,11 @@ static void first_reads(FILE *f, const struct html_file_events *fe)
     for (size_t i = 0; i < n; i++) {
         const struct html_range *r = &fe->reads[i];
         char b[32];
-        fprintf(f, "<rect class=\"kern\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
-                   "<title>read %zu: %s at offset %" PRIu64 "</title></rect>\n",
-                (double)i * w + 0.5, y_of(r->off, fe->max_off), w - 1,
-                h_of(r->len, fe->max_off, 1), i + 1, html_bytes(b, sizeof b, r->len), r->off);
+        fprintf(f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\">"
+                   "<title>read %zu: %s at offset %" PRIu64 "%s</title></rect>\n",
+                r->reread ? "rer" : "kern", (double)i * w + 0.5, y_of(r->off, fe->max_off), w - 1,
+                h_of(r->len, fe->max_off, 1), i + 1, html_bytes(b, sizeof b, r->len), r->off,
+                r->reread ? ", read before" : "");
         uint64_t until = i + 1 < fe->nreads ? fe->reads[i + 1].t : UINT64_MAX;
         while (d < fe->ndelivered && fe->delivered[d].t < r->t)
             d++;
@@ -92,8 +95,8 @@ static double x_of(uint64_t t, uint64_t t0, uint64_t span)
 static void exact_run(FILE *f, const struct html_file_events *fe, uint64_t t0, uint64_t span)
 {
     for (size_t i = 0; i < fe->nreads; i++)
-        fprintf(f, "<rect class=\"kern\" x=\"%.1f\" y=\"%.1f\" width=\"2\" height=\"%.1f\"/>\n",
-                x_of(fe->reads[i].t, t0, span) - 1, y_of(fe->reads[i].off, fe->max_off),
+        fprintf(f, "<rect class=\"%s\" x=\"%.1f\" y=\"%.1f\" width=\"2\" height=\"%.1f\"/>\n",
+                fe->reads[i].reread ? "rer" : "kern", x_of(fe->reads[i].t, t0, span) - 1, y_of(fe->reads[i].off, fe->max_off),
                 h_of(fe->reads[i].len, fe->max_off, 1));
     for (size_t i = 0; i < fe->ndelivered; i++)
         fprintf(f, "<rect class=\"deliv\" x=\"%.1f\" y=\"%.1f\" width=\"1.5\" height=\"%.1f\"/>\n",
@@ -176,23 +179,35 @@ static uint64_t max_of(const uint64_t *v, size_t n)
 static void grid_run(FILE *f, const struct html_file_events *fe, uint64_t t0, uint64_t span)
 {
     uint64_t *kb = calloc(COLS * ROWS, sizeof *kb), *dc = calloc(COLS * ROWS, sizeof *dc);
-    if (!kb || !dc)
+    uint64_t *rb = calloc(COLS * ROWS, sizeof *rb);
+    if (!kb || !dc || !rb)
         tool_bad_input("out of memory");
     for (size_t i = 0; i < fe->nreads; i++)
-        grid_add(kb, NULL, &fe->reads[i], t0, span, fe->max_off);
+        grid_add(fe->reads[i].reread ? rb : kb, NULL, &fe->reads[i], t0, span, fe->max_off);
     for (size_t i = 0; i < fe->ndelivered; i++)
         grid_add(NULL, dc, &fe->delivered[i], t0, span, fe->max_off);
-    uint64_t kmax = max_of(kb, COLS * ROWS), cmax = max_of(dc, COLS * ROWS);
+    /* A cell is red when most of its bytes were read again: its shade is
+     * still all its bytes. */
+    uint64_t kmax = 0;
+    for (size_t i = 0; i < COLS * ROWS; i++) {
+        uint64_t all = kb[i] + rb[i];
+        kmax = all > kmax ? all : kmax;
+        kb[i] = rb[i] > all / 2 ? 0 : all;
+        rb[i] = kb[i] ? 0 : all;
+    }
+    uint64_t cmax = max_of(dc, COLS * ROWS);
     grid_paths(f, kb, kmax, "kern", 0, 0);
+    grid_paths(f, rb, kmax, "rer", 0, 0);
     grid_paths(f, dc, cmax, "deliv", 1, 1);
     char b1[32], b2[32], t[32];
-    fprintf(f, "<text x=\"%d\" y=\"%d\">each cell %s &#215; %s; orange shade: kernel bytes "
-               "read in it (log scale, up to %s);</text><text x=\"%d\" y=\"%d\">blue mark: "
+    fprintf(f, "<text x=\"%d\" y=\"%d\">each cell %s &#215; %s; shade: kernel bytes read in "
+               "it (log scale, up to %s; red: mostly again);</text><text x=\"%d\" y=\"%d\">blue mark: "
                "calls that took bytes there (log scale, up to %" PRIu64 " a cell)</text>\n",
             RIGHT_X, 20 + PANEL_H + 28, fmt_ns(t, sizeof t, span / COLS),
             html_bytes(b1, sizeof b1, fe->max_off / ROWS), html_bytes(b2, sizeof b2, kmax),
             RIGHT_X, 20 + PANEL_H + 42, cmax);
     free(kb);
+    free(rb);
     free(dc);
 }
 
@@ -221,9 +236,13 @@ static void one_map(FILE *f, const struct html_file_events *fe, size_t k)
     html_text(f, fe->path);
     fputs("</h3>\n", f);
     char b1[32];
-    fprintf(f, "<p class=\"note\">%" PRIu64 " kernel reads (orange: the range each pulled in), "
-               "%" PRIu64 " calls that took bytes (blue: where each read)",
-            fe->reads_seen, fe->delivered_seen);
+    uint64_t rereads = 0;
+    for (size_t i = 0; i < fe->nreads; i++)
+        rereads += fe->reads[i].reread > 0;
+    fprintf(f, "<p class=\"note\">%" PRIu64 " kernel reads (orange: the range each pulled in; "
+               "red: %" PRIu64 " of them read again bytes already read), %" PRIu64
+               " calls that took bytes (blue: where each read)",
+            fe->reads_seen, rereads, fe->delivered_seen);
     if (fe->reads_seen > fe->nreads || fe->delivered_seen > fe->ndelivered)
         fprintf(f, "; the first %zu reads and %zu calls are drawn", fe->nreads, fe->ndelivered);
     fputs(".", f);

@@ -28,7 +28,7 @@ static const char style[] =
     "padding:.5em .8em;margin:.6em 0}\n"
     ".note{color:#666;font-size:.9em}svg{display:block;margin:.4em 0}\n"
     "svg text{font:11px system-ui,sans-serif;fill:#333}\n"
-    ".kern{fill:#f0a35e}.deliv{fill:#1f5fa8}.req{fill:#7aa6d8}\n"
+    ".kern{fill:#f0a35e}.rer{fill:#c0392b}.deliv{fill:#1f5fa8}.req{fill:#7aa6d8}\n"
     ".wk{stroke:#e67e22}.ws{stroke:#7f8c8d}.wt{stroke:#1f5fa8}.wk-dot{fill:#e67e22}"
     ".ws-dot{fill:#7f8c8d}.wt-dot{fill:#1f5fa8}h3{font-size:1em;margin:1em 0 .2em}\n"
     "@media print{body{max-width:none;margin:0}th{cursor:auto}"

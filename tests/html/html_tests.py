@@ -5,8 +5,9 @@
                   [--chromium PATH] CASE
 
 Three runs, made fresh: the demo's workload (200,000 random fseek + 16-byte
-fread with a 128 KiB buffer), a 1,000-process run (cli_forker) and an empty
-run (a command that reads nothing). Cases:
+fread with a 128 KiB buffer), a multi-process run (cli_forker: 1,000
+processes for static, 100 for browser) and an empty run (a command that
+reads nothing). Cases:
   static   each page offline (CSP, no URL, no external resource), under
            5 MB, and every total, file row and site row equal to report
            --json of the same traces; JSON reports as inputs; bad usage.
@@ -54,10 +55,10 @@ class Runs:
                        env=env, check=True, stdout=subprocess.DEVNULL, timeout=60)
         return d
 
-    def fan(self):
+    def fan(self, processes):
         d = os.path.join(self.tmp, "fan")
         self.st("run", "-q", "--trace", d, "--", self.a.forker,
-                os.path.join(self.tmp, "demo.dat"), "999")
+                os.path.join(self.tmp, "demo.dat"), str(processes - 1))
         return d
 
     def page(self, name, inputs):
@@ -65,15 +66,16 @@ class Runs:
         self.st("html", "--cost", COST, *inputs, "-o", out)
         return out
 
-    def all(self):
+    def all(self, processes):
         """(name, page, report --json, processes) of the three runs."""
         demo = self.demo()
-        fan = self.fan()
+        fan = self.fan(processes)
         empty = os.path.join(self.tmp, "empty.html")
         self.st("run", "-q", "--html", empty, "--", "true")
         return [
             ("demo", self.page("demo", [demo]), json.loads(self.st("report", "--json", demo).stdout), 1),
-            ("fan", self.page("fan", [fan]), json.loads(self.st("report", "--json", fan).stdout), 1000),
+            ("fan", self.page("fan", [fan]), json.loads(self.st("report", "--json", fan).stdout),
+             processes),
             ("empty", empty, None, 0),
         ]
 
@@ -85,7 +87,7 @@ def empty_json():
 
 def case_static(a, tmp):
     r = Runs(a, tmp)
-    for name, page, j, nproc in r.all():
+    for name, page, j, nproc in r.all(1000):
         text = open(page, encoding="utf-8").read()
         size = os.path.getsize(page)
         expect(size < MAX_PAGE, f"{name}: {size} bytes")
@@ -203,7 +205,7 @@ SORT_CHECK = """(function(){
 def case_browser(a, tmp):
     chromium = a.chromium or shutil.which("chromium") or shutil.which("chromium-browser")
     expect(chromium, "no chromium: scripts/test.sh installs Debian's chromium")
-    pages = Runs(a, tmp).all()
+    pages = Runs(a, tmp).all(100)  # the size bound is static's: fewer processes here
     with cdp.Browser(chromium) as b:
         b.open_page(width=1100, height=1200)
         for name, page, j, nproc in pages:
