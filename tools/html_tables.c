@@ -87,6 +87,14 @@ void html_headline(FILE *f, const struct html_input *in)
             fprintf(f, ": <b>%s</b> the bytes it used",
                     st_fmt_ratio(amp, sizeof amp, st_counts_amplification(t)));
         fprintf(f, ", in %s read and %s lseek syscalls.", rd, ls);
+        if (t->write_syscalls || t->written_bytes) {
+            char wr[32], kw[32], ws[32];
+            fprintf(f, " It handed over <b>%s</b> to be written; the kernel wrote <b>%s</b> in "
+                       "%s write syscalls.",
+                    html_bytes(wr, sizeof wr, t->written_bytes),
+                    html_bytes(kw, sizeof kw, t->kernel_write_bytes),
+                    st_fmt_count(ws, sizeof ws, t->write_syscalls));
+        }
     }
     fputs("</p>\n", f);
     volume_bars(f, t);

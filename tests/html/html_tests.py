@@ -119,6 +119,15 @@ def case_static(a, tmp):
     p = r.st("html", "--cost", COST, bad, "-o", out, check=False)
     expect(p.returncode == 2 and p.stderr.count("\n") == 1 and not os.path.exists(out),
            f"{p.returncode} {p.stderr}")
+    # --keep-going: the page of what could be read, the skipped input named
+    # on it, exit 3.
+    traces = os.path.join(tmp, "demo")
+    p = r.st("html", "--cost", COST, "--keep-going", traces, bad, "-o", out, check=False)
+    expect(p.returncode == 3, f"--keep-going: exit {p.returncode}: {p.stderr}")
+    kept = check_offline(open(out, encoding="utf-8").read(), "keep-going")
+    expect("skipped" in kept.ids and "bad.sktrace" in open(out, encoding="utf-8").read(),
+           "--keep-going: the skipped input is not named")
+    check_against_json(kept, json.loads(r.st("report", "--json", traces).stdout), 1)
 
 
 def png_pixels(data):
