@@ -32,6 +32,8 @@ static const char usage[] =
     "  --calibration PATH  the cost model for predicted times (default: the one\n"
     "                      'seektrace calibrate' stored, else a quick one now)\n"
     "  --cost R,L,F,B      the cost model by hand (as whatif --cost)\n"
+    "  --sweep FILE        a sweep's measurements (sweep --json) drawn on the what-if\n"
+    "                      axes, the traces replayed at its sizes\n"
     "  --keep-going        skip inputs that cannot be read (named on stderr and\n"
     "                      on the page; exit status 3)\n"
     "  --help              this text\n"
@@ -54,7 +56,7 @@ static int on_process(struct process *p, void *vctx)
 }
 
 int html_paths(const char *out, char **paths, size_t n, const struct st_cost_model *cost,
-               int keep_going)
+               const struct html_sweep *sweep, int keep_going)
 {
     size_t ntraces = inputs_by_start(paths, n);
     struct hctx c;
@@ -92,7 +94,7 @@ int html_paths(const char *out, char **paths, size_t n, const struct st_cost_mod
     if (!c.nrows)
         snprintf(cmd, sizeof cmd, "(no process wrote a trace)");
 
-    struct html_input in = {&m, c.rows, c.nrows, traces, nt, cost, cmd};
+    struct html_input in = {&m, c.rows, c.nrows, traces, nt, cost, sweep, cmd};
     /* Events first: a trace that fails to read leaves no half page. */
     struct html_events ev;
     html_events_gather(&in, &ev);
@@ -135,7 +137,7 @@ int html_paths(const char *out, char **paths, size_t n, const struct st_cost_mod
 
 int cmd_html(int argc, char **argv)
 {
-    const char *out = NULL, *calibration = NULL;
+    const char *out = NULL, *calibration = NULL, *sweep_path = NULL;
     struct st_cost_model cost;
     int have_cost = 0, keep_going = 0;
     char **pos = calloc((size_t)argc + 1, sizeof *pos);
@@ -155,6 +157,8 @@ int cmd_html(int argc, char **argv)
             out = v;
         } else if (opt_value("html", argc, argv, &i, "--calibration", &v)) {
             calibration = v;
+        } else if (opt_value("html", argc, argv, &i, "--sweep", &v)) {
+            sweep_path = v;
         } else if (opt_value("html", argc, argv, &i, "--cost", &v)) {
             cost_model_parse("html", v, &cost);
             have_cost = 1;
@@ -174,9 +178,17 @@ int cmd_html(int argc, char **argv)
     struct inputs in;
     inputs_collect(pos, npos, &in);
     free(pos);
+    struct html_sweep *sweep = NULL;
+    if (sweep_path) {
+        sweep = malloc(sizeof *sweep);
+        if (!sweep)
+            tool_bad_input("out of memory");
+        html_sweep_read(sweep_path, sweep);
+    }
     if (!have_cost)
         cost_model_pick(calibration, &cost);
-    int rc = html_paths(out, in.paths, in.n, &cost, keep_going);
+    int rc = html_paths(out, in.paths, in.n, &cost, sweep, keep_going);
+    free(sweep);
     inputs_free(&in);
     return rc;
 }

@@ -355,13 +355,13 @@ static void write_html(const char *dir, const char *html)
     struct st_cost_model cost;
     cost_model_pick(NULL, &cost);
     if (!has_traces(dir)) {
-        html_paths(html, NULL, 0, &cost, 0);
+        html_paths(html, NULL, 0, &cost, NULL, 0);
         return;
     }
     struct inputs in;
     char *args[] = {(char *)dir};
     inputs_collect(args, 1, &in);
-    html_paths(html, in.paths, in.n, &cost, 0);
+    html_paths(html, in.paths, in.n, &cost, NULL, 0);
     inputs_free(&in);
 }
 

@@ -16,6 +16,16 @@
 #include "cost_model.h"
 #include "report_cli.h"
 
+/* html_sweep.c: what sweep measured at each size (seektrace.sweep/1). */
+struct html_sweep {
+    size_t n;
+    uint64_t size[TOOL_MAX_SIZES], wall_ns[TOOL_MAX_SIZES];
+    uint64_t read_syscalls[TOOL_MAX_SIZES], lseek_syscalls[TOOL_MAX_SIZES];
+    uint64_t kernel_read_bytes[TOOL_MAX_SIZES];
+};
+/* Reads path into s; exits 2 on a file that is not a sweep document. */
+void html_sweep_read(const char *path, struct html_sweep *s);
+
 struct html_input {
     const struct st_report *m; /* the merged accounts */
     const struct prow *rows;   /* the processes, in tree order */
@@ -23,6 +33,7 @@ struct html_input {
     char **traces; /* the inputs that are traces (events to draw) */
     size_t ntraces;
     const struct st_cost_model *cost; /* NULL: no what-if */
+    const struct html_sweep *sweep;   /* NULL: none given */
     const char *command;              /* the root process's command line */
 };
 
@@ -84,7 +95,8 @@ void html_access_maps(FILE *f, const struct html_events *ev);
 void html_rate(FILE *f, const struct html_events *ev);
 
 /* html_whatif.c: kernel bytes, syscalls and predicted time against the
- * buffer size, replayed from the traces (whatif_replay.h). */
+ * buffer size, replayed from the traces (whatif_replay.h), with what a
+ * sweep measured on the same axes when one is given. */
 void html_whatif(FILE *f, const struct html_input *in);
 
 #endif

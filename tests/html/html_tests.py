@@ -109,6 +109,30 @@ def case_static(a, tmp):
     pj = r.page("fan-json", [rep])
     check_against_json(check_offline(open(pj, encoding="utf-8").read(), "fan-json"),
                        json.load(open(rep)), 1000)
+    # A sweep's measurements beside the replay, at the sweep's sizes: the
+    # table holds both, and the kernel figures agree (the model is exact on
+    # this workload).
+    small = os.path.join(tmp, "small")
+    env = dict(os.environ, LD_PRELOAD=a.lib, SEEKTRACE_TRACE=small, SEEKTRACE_OUTPUT="/dev/null")
+    work = [a.demo, os.path.join(tmp, "demo.dat"), "--seeks", "2000"]
+    subprocess.run(work + ["--buffer", "131072"], env=env, check=True,
+                   stdout=subprocess.DEVNULL, timeout=60)
+    sweep = os.path.join(tmp, "sweep.json")
+    with open(sweep, "w") as f:
+        f.write(r.st("sweep", "--reps", "1", "--sizes", "4k,128k", "--json", "--", *work).stdout)
+    sj = json.load(open(sweep))["sizes"]
+    ps = Page(open(r.page("sweep", ["--sweep", sweep, small]), encoding="utf-8").read())
+    rows = ps.tables.get("whatif-table", [])
+    expect(len(rows) == 3 and rows[0][0][1].startswith("exact"), f"what-if rows {rows}")
+    for row, m in zip(rows[1:], sj):
+        got = [int(c[2]) for c in row]
+        # size | model reads, lseeks, bytes, ns | measured reads, lseeks, bytes, wall
+        expect(got[0] == m["size"] and got[5:9] == [m["read_syscalls"], m["lseek_syscalls"],
+                                                     m["kernel_read_bytes"], m["wall_ns"]],
+               f"sweep row {got} != {m}")
+        expect(got[1:4] == got[5:8], f"the replay and the sweep disagree at {m['size']}: {got}")
+    p = r.st("html", "--sweep", rep, small, "-o", os.path.join(tmp, "x.html"), check=False)
+    expect(p.returncode == 2 and "sweep" in p.stderr and p.stderr.count("\n") == 1, p.stderr)
     # Bad usage and bad input: one line, exit 2, no page.
     p = r.st("html", fan, check=False)
     expect(p.returncode == 2 and "-o" in p.stderr and p.stderr.count("\n") == 1, p.stderr)
