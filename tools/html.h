@@ -85,8 +85,8 @@ struct html_events {
     uint64_t rate_kernel[HTML_RATE_BUCKETS], rate_delivered[HTML_RATE_BUCKETS];
     size_t traces_read;
 };
-/* Reads the traces' events for m's costliest files; exits 2 on a trace that
- * cannot be read. */
+/* Reads the traces' events for m's costliest files (each file's ranges
+ * then in time order); exits 2 on a trace that cannot be read. */
 void html_events_gather(const struct html_input *in, struct html_events *ev);
 void html_events_free(struct html_events *ev);
 

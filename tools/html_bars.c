@@ -7,6 +7,7 @@
 #define _GNU_SOURCE 1
 #include <inttypes.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "findings.h"
 #include "html.h"
@@ -15,6 +16,25 @@
 #define BARS 12
 #define BAR_X 330
 #define BAR_W 300
+#define LABEL_MAX 52 /* bytes of "site · file" that fit left of the bars */
+
+/* "main (demo.c:96) · demo.dat", cut to LABEL_MAX bytes (never inside a
+ * UTF-8 character) with "..." when longer. */
+static const char *label(const char *path, const char *site, char *buf, size_t size)
+{
+    const char *base = path;
+    for (const char *p = path; *p; p++)
+        if (*p == '/' && p[1])
+            base = p + 1;
+    int n = snprintf(buf, size, "%s \u00b7 %s", site, base);
+    if (n > LABEL_MAX) {
+        size_t cut = LABEL_MAX - 3;
+        while (cut && ((unsigned char)buf[cut] & 0xc0) == 0x80)
+            cut--;
+        memcpy(buf + cut, "...", 4);
+    }
+    return buf;
+}
 
 void html_site_bars(FILE *f, const struct html_input *in)
 {
@@ -44,7 +64,7 @@ void html_site_bars(FILE *f, const struct html_input *in)
     for (size_t i = 0; i < shown; i++) {
         const struct st_counts *c = &rows[i].site->counts;
         const struct st_report_frame *fr = rows[i].site->nframes ? &rows[i].site->frames[0] : NULL;
-        char d[512], kb[32], db[32];
+        char d[512], kb[32], db[32], lb[LABEL_MAX + 8];
         const char *rule = NULL;
         for (size_t k = 0; k < nf && !rule; k++)
             if (fd[k].site == rows[i].site)
@@ -53,13 +73,7 @@ void html_site_bars(FILE *f, const struct html_input *in)
         double wd = (double)BAR_W * (double)c->delivered_bytes / (double)max;
         size_t y = i * 26;
         fprintf(f, "<a href=\"#site-%zu\"><text x=\"0\" y=\"%zu\" class=\"mono\">", i, y + 15);
-        html_text(f, st_frame_describe(fr, d, sizeof d));
-        fputs(" &#183; ", f);
-        const char *base = rows[i].path;
-        for (const char *p = base; *p; p++)
-            if (*p == '/' && p[1])
-                base = p + 1;
-        html_text(f, base);
+        html_text(f, label(rows[i].path, st_frame_describe(fr, d, sizeof d), lb, sizeof lb));
         fprintf(f, "</text><rect class=\"kern\" x=\"%d\" y=\"%zu\" width=\"%.1f\" height=\"20\">"
                    "<title>%" PRIu64 " bytes read by the kernel</title></rect>"
                    "<rect class=\"deliv\" x=\"%d\" y=\"%zu\" width=\"%.1f\" height=\"10\">"

@@ -247,6 +247,12 @@ static void gather_trace(struct html_events *ev, const char *path)
     ev->traces_read++;
 }
 
+static int by_time(const void *a, const void *b)
+{
+    const struct html_range *x = a, *y = b;
+    return x->t < y->t ? -1 : x->t > y->t;
+}
+
 void html_events_gather(const struct html_input *in, struct html_events *ev)
 {
     memset(ev, 0, sizeof *ev);
@@ -271,6 +277,12 @@ void html_events_gather(const struct html_input *in, struct html_events *ev)
         progress_step(i + 1, 0);
     }
     progress_end();
+    /* Traces were read one after another: in time order across them. */
+    for (size_t i = 0; i < ev->nfiles; i++) {
+        struct html_file_events *f = &ev->files[i];
+        qsort(f->reads, f->nreads, sizeof *f->reads, by_time);
+        qsort(f->delivered, f->ndelivered, sizeof *f->delivered, by_time);
+    }
 }
 
 void html_events_free(struct html_events *ev)

@@ -29,12 +29,6 @@
 #define ROWS 80        /* 3 px a row */
 #define LEVELS 5
 
-static int by_time(const void *a, const void *b)
-{
-    const struct html_range *x = a, *y = b;
-    return x->t < y->t ? -1 : x->t > y->t;
-}
-
 static double y_of(uint64_t off, uint64_t max)
 {
     return 20 + (double)PANEL_H * (double)off / (double)(max ? max : 1);
@@ -299,13 +293,8 @@ void html_access_maps(FILE *f, const struct html_events *ev)
     }
     if (!ev->nfiles)
         fputs("<p class=\"note\">No file was read.</p>\n", f);
-    for (size_t i = 0; i < ev->nfiles; i++) {
-        struct html_file_events *fe = (struct html_file_events *)&ev->files[i];
-        /* Traces were read one after another: time order across them. */
-        qsort(fe->reads, fe->nreads, sizeof *fe->reads, by_time);
-        qsort(fe->delivered, fe->ndelivered, sizeof *fe->delivered, by_time);
-        one_map(f, fe, i);
-    }
+    for (size_t i = 0; i < ev->nfiles; i++)
+        one_map(f, &ev->files[i], i);
 }
 
 void html_rate(FILE *f, const struct html_events *ev)
