@@ -55,8 +55,7 @@ static int on_process(struct process *p, void *vctx)
     return 0;
 }
 
-int html_paths(const char *out, char **paths, size_t n, const struct st_cost_model *cost,
-               const struct html_sweep *sweep, int keep_going)
+int html_paths(const char *out, char **paths, size_t n, const struct html_opts *o)
 {
     size_t ntraces = inputs_by_start(paths, n);
     struct hctx c;
@@ -78,7 +77,7 @@ int html_paths(const char *out, char **paths, size_t n, const struct st_cost_mod
             progress_step(i + 1, 0);
             continue;
         }
-        if (!keep_going)
+        if (!o->keep_going)
             tool_bad_input("%s", err);
         skipped_add(&skipped, paths[i], err);
     }
@@ -94,7 +93,14 @@ int html_paths(const char *out, char **paths, size_t n, const struct st_cost_mod
     if (!c.nrows)
         snprintf(cmd, sizeof cmd, "(no process wrote a trace)");
 
-    struct html_input in = {&m, c.rows, c.nrows, traces, nt, cost, sweep, cmd};
+    /* Predicted times only where there are traces to replay. */
+    struct st_cost_model picked;
+    const struct st_cost_model *cost = o->cost;
+    if (nt && !cost) {
+        cost_model_pick(o->calibration, &picked);
+        cost = &picked;
+    }
+    struct html_input in = {&m, c.rows, c.nrows, traces, nt, cost, o->sweep, cmd};
     /* Events first: a trace that fails to read leaves no half page. */
     struct html_events ev;
     html_events_gather(&in, &ev);
@@ -185,9 +191,8 @@ int cmd_html(int argc, char **argv)
             tool_bad_input("out of memory");
         html_sweep_read(sweep_path, sweep);
     }
-    if (!have_cost)
-        cost_model_pick(calibration, &cost);
-    int rc = html_paths(out, in.paths, in.n, &cost, sweep, keep_going);
+    struct html_opts ho = {have_cost ? &cost : NULL, calibration, sweep, keep_going};
+    int rc = html_paths(out, in.paths, in.n, &ho);
     free(sweep);
     inputs_free(&in);
     return rc;

@@ -20,7 +20,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cost_measure.h"
 #include "report_cli.h"
 #include "tool.h"
 
@@ -352,16 +351,15 @@ static int report_and_check(const char *dir, const struct report_opts *ro,
  * wrote one). */
 static void write_html(const char *dir, const char *html)
 {
-    struct st_cost_model cost;
-    cost_model_pick(NULL, &cost);
+    struct html_opts o = {0};
     if (!has_traces(dir)) {
-        html_paths(html, NULL, 0, &cost, NULL, 0);
+        html_paths(html, NULL, 0, &o);
         return;
     }
     struct inputs in;
     char *args[] = {(char *)dir};
     inputs_collect(args, 1, &in);
-    html_paths(html, in.paths, in.n, &cost, NULL, 0);
+    html_paths(html, in.paths, in.n, &o);
     inputs_free(&in);
 }
 

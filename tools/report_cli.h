@@ -73,12 +73,17 @@ void merged_text(const struct st_report *m, const struct prow *rows, size_t n,
 int report_paths(const struct report_opts *o, char **paths, size_t n);
 
 /* cmd_html.c: writes the page of the processes in paths to out ('-':
- * stdout), predicted times priced with cost, a sweep's measurements drawn
- * beside them (NULL: none); exits 2 on bad input (with keep_going: only
- * when none can be read). Returns 0 or EXIT_SKIPPED. */
+ * stdout); exits 2 on bad input (with keep_going: only when none can be
+ * read). Returns 0 or EXIT_SKIPPED. */
 struct st_cost_model;
 struct html_sweep;
-int html_paths(const char *out, char **paths, size_t n, const struct st_cost_model *cost,
-               const struct html_sweep *sweep, int keep_going);
+struct html_opts {
+    const struct st_cost_model *cost; /* NULL: calibration's, picked when a
+                                       * trace needs it (cost_measure.h) */
+    const char *calibration;          /* NULL: calibrate's default file */
+    const struct html_sweep *sweep;   /* measurements to draw, or NULL */
+    int keep_going;
+};
+int html_paths(const char *out, char **paths, size_t n, const struct html_opts *o);
 
 #endif
