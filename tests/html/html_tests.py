@@ -131,6 +131,11 @@ def case_static(a, tmp):
                                                      m["kernel_read_bytes"], m["wall_ns"]],
                f"sweep row {got} != {m}")
         expect(got[1:4] == got[5:8], f"the replay and the sweep disagree at {m['size']}: {got}")
+    # run --html writes the same page as html on the run's traces.
+    kept_dir, run_page = os.path.join(tmp, "run-traces"), os.path.join(tmp, "run.html")
+    r.st("run", "-q", "--trace", kept_dir, "--html", run_page, "--", *work)
+    check_against_json(check_offline(open(run_page, encoding="utf-8").read(), "run --html"),
+                       json.loads(r.st("report", "--json", kept_dir).stdout), 1)
     p = r.st("html", "--sweep", rep, small, "-o", os.path.join(tmp, "x.html"), check=False)
     expect(p.returncode == 2 and "sweep" in p.stderr and p.stderr.count("\n") == 1, p.stderr)
     # Bad usage and bad input: one line, exit 2, no page.
