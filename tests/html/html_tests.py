@@ -14,10 +14,12 @@ reads nothing). Cases:
   browser  headless Chromium (cdp.py, the DevTools pipe) renders each page:
            the DOM carries report --json's totals, no console message of
            level error, no request leaves the page, the screenshot is not
-           blank.
+           blank, it prints (a PDF of a few pages), and the site table sorts
+           when its header is clicked.
 Exit 0 pass, 1 fail.
 """
 import argparse
+import base64
 import json
 import os
 import shutil
@@ -261,6 +263,10 @@ def case_browser(a, tmp):
             bad = browser_problems(b.events, url)
             expect(not bad, f"{name}: {bad[:5]}")
             if name == "demo":
+                # It prints: a PDF of a few pages, every section's SVG kept.
+                pdf = base64.b64decode(b.send("Page.printToPDF", {"printBackground": True})["data"])
+                pages = pdf.count(b"/Type /Page") - pdf.count(b"/Type /Pages")
+                expect(pdf[:5] == b"%PDF-" and 1 < pages < 20, f"demo: printed {pages} pages")
                 down, up = b.evaluate(SORT_CHECK)
                 expect(len(down) > 2 and down == sorted(down, reverse=True) and up == sorted(up),
                        f"sorting the site table by kernel bytes: {down} then {up}")
