@@ -233,10 +233,12 @@ static void one_map(FILE *f, const struct html_file_events *fe, size_t k)
     uint64_t rereads = 0;
     for (size_t i = 0; i < fe->nreads; i++)
         rereads += fe->reads[i].reread > 0;
-    fprintf(f, "<p class=\"note\">%" PRIu64 " kernel reads (orange: the range each pulled in; "
-               "red: %" PRIu64 " of them read again bytes already read), %" PRIu64
-               " calls that took bytes (blue: where each read)",
-            fe->reads_seen, rereads, fe->delivered_seen);
+    char n1[32], n2[32], n3[32];
+    fprintf(f, "<p class=\"note\">%s kernel reads (orange: the range each pulled in; "
+               "red: %s of them read again bytes already read), %s calls that took bytes "
+               "(blue: where each read)",
+            st_fmt_count(n1, sizeof n1, fe->reads_seen), st_fmt_count(n2, sizeof n2, rereads),
+            st_fmt_count(n3, sizeof n3, fe->delivered_seen));
     if (fe->reads_seen > fe->nreads || fe->delivered_seen > fe->ndelivered)
         fprintf(f, "; the first %zu reads and %zu calls are drawn", fe->nreads, fe->ndelivered);
     fputs(".", f);

@@ -63,6 +63,17 @@ static double y_at(double v, double max, double top)
     return top + PH - (max > 0 ? (PH - 8) * v / max : 0);
 }
 
+static const char *fmt_ns(char *buf, size_t size, double ns)
+{
+    if (ns < 1e6)
+        snprintf(buf, size, "%.1f us", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, size, "%.1f ms", ns / 1e6);
+    else
+        snprintf(buf, size, "%.2f s", ns / 1e9);
+    return buf;
+}
+
 static void panel(FILE *f, const struct curve *c, enum series s, double top, const char *label)
 {
     static const char *const cls[] = {"wk", "ws", "wt"};
@@ -72,7 +83,17 @@ static void panel(FILE *f, const struct curve *c, enum series s, double top, con
         max = p > max ? p : max;
         max = m > max ? m : max;
     }
-    fprintf(f, "<text x=\"0\" y=\"%.0f\">%s</text>\n", top + PH / 2.0, label);
+    char v[32];
+    if (s == KERNEL_BYTES)
+        html_bytes(v, sizeof v, (uint64_t)max);
+    else if (s == SYSCALLS)
+        st_fmt_count(v, sizeof v, (uint64_t)max);
+    else
+        fmt_ns(v, sizeof v, max);
+    fprintf(f, "<text x=\"0\" y=\"%.0f\">%s</text><text x=\"%d\" y=\"%.0f\" "
+               "text-anchor=\"end\">%s</text><text x=\"%d\" y=\"%.0f\" "
+               "text-anchor=\"end\">0</text>\n",
+            top + PH / 2.0, label, X0 - 6, top + 12, v, X0 - 6, top + PH);
     fprintf(f, "<line x1=\"%d\" y1=\"%.0f\" x2=\"%d\" y2=\"%.0f\" stroke=\"#888\"/>\n", X0,
             top + PH, X0 + XW, top + PH);
     for (int which = 0; which < 2; which++) {
@@ -98,16 +119,6 @@ static void panel(FILE *f, const struct curve *c, enum series s, double top, con
     }
 }
 
-static const char *fmt_ns(char *buf, size_t size, double ns)
-{
-    if (ns < 1e6)
-        snprintf(buf, size, "%.1f us", ns / 1e3);
-    else if (ns < 1e9)
-        snprintf(buf, size, "%.1f ms", ns / 1e6);
-    else
-        snprintf(buf, size, "%.2f s", ns / 1e9);
-    return buf;
-}
 
 static void mark(FILE *f, size_t k, size_t n, double bottom, double dy, const char *colour,
                  const char *dash, const char *label)
@@ -178,9 +189,10 @@ static void draw(FILE *f, const struct curve *c, const struct whatif *w)
     char rs[32], bs[32];
     fputs("<p class=\"note\">", f);
     if (c->model) {
-        fprintf(f, "Predicted (dots, solid): %zu stream%s replayed through the model of glibc's "
+        fprintf(f, "Predicted%s: %zu stream%s replayed through the model of glibc's "
                    "buffering (%s rules); time model: ",
-                c->model->streams, c->model->streams == 1 ? "" : "s", w->stdio_rules);
+                c->sweep ? " (dots, solid)" : "", c->model->streams,
+                c->model->streams == 1 ? "" : "s", w->stdio_rules);
         html_text(f, c->cost->source);
         fprintf(f, ". Recorded size: %s%s. ",
                 html_bytes(rs, sizeof rs, c->model->recorded_size),
@@ -194,12 +206,12 @@ static void draw(FILE *f, const struct curve *c, const struct whatif *w)
             html_bytes(bs, sizeof bs, c->sizes[best]));
     fprintf(f, "<svg id=\"whatif\" width=\"960\" height=\"%d\" role=\"img\" "
                "aria-label=\"cost against buffer size\">\n",
-            3 * (PH + 14) + 40);
+            3 * (PH + 24) + 40);
     panel(f, c, KERNEL_BYTES, 10, "kernel bytes");
-    panel(f, c, SYSCALLS, 10 + PH + 14, "read + lseek calls");
-    panel(f, c, TIME, 10 + 2 * (PH + 14),
+    panel(f, c, SYSCALLS, 10 + PH + 24, "read + lseek calls");
+    panel(f, c, TIME, 10 + 2 * (PH + 24),
           !c->sweep ? "predicted time" : c->model ? "time" : "wall time");
-    double bottom = 10 + 3 * (PH + 14);
+    double bottom = 10 + 3 * (PH + 24);
     for (size_t k = 0; k < c->n; k++) {
         char s[32];
         fprintf(f, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%s</text>\n",
