@@ -67,11 +67,13 @@ void html_headline(FILE *f, const struct html_input *in)
     fputs("<h1>seektrace: <span class=\"mono\">", f);
     html_text(f, in->command);
     fputs("</span></h1>\n", f);
-    fprintf(f, "<p class=\"note\">%zu process%s &middot; capture: ", in->nrows,
-            in->nrows == 1 ? "" : "es");
+    char np[32], nf[32];
+    size_t files = m->nfiles + m->nfiles_other;
+    fprintf(f, "<p class=\"note\">%s process%s &middot; capture: ",
+            st_fmt_count(np, sizeof np, in->nrows), in->nrows == 1 ? "" : "es");
     html_text(f, m->capture ? m->capture : "exact");
-    fprintf(f, " &middot; %zu file%s</p>\n", m->nfiles + m->nfiles_other,
-            m->nfiles + m->nfiles_other == 1 ? "" : "s");
+    fprintf(f, " &middot; %s file%s</p>\n", st_fmt_count(nf, sizeof nf, files),
+            files == 1 ? "" : "s");
     html_bytes(req, sizeof req, t->requested_bytes);
     html_bytes(del, sizeof del, t->delivered_bytes);
     html_bytes(ker, sizeof ker, t->kernel_read_bytes);

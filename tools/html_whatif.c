@@ -229,8 +229,19 @@ void html_whatif(FILE *f, const struct html_input *in)
     fputs("<h2>What other buffer sizes would cost</h2>\n", f);
     if ((!in->ntraces || !in->cost) && !in->sweep) {
         fputs("<p class=\"note\">No trace among the inputs: a what-if needs the recorded calls "
-              "(JSON reports hold none).</p>\n",
+              "(JSON reports hold none).",
               f);
+        /* What the reports do hold: the library's own 4 KiB prediction. */
+        const struct st_counts *t = &in->m->totals;
+        if (t->whatif_4k_recorded_bytes) {
+            char r[32], p[32];
+            fprintf(f, " The library's own prediction, for the streams with a larger buffer "
+                       "it followed: they read <b id=\"whatif-4k-recorded\">%s</b>; a 4 KiB "
+                       "buffer would have read <b id=\"whatif-4k\">%s</b>.",
+                    html_bytes(r, sizeof r, t->whatif_4k_recorded_bytes),
+                    html_bytes(p, sizeof p, t->whatif_4k_kernel_read_bytes));
+        }
+        fputs("</p>\n", f);
         return;
     }
     uint64_t defaults[TOOL_MAX_SIZES];

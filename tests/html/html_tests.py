@@ -111,6 +111,13 @@ def case_static(a, tmp):
     pj = r.page("fan-json", [rep])
     check_against_json(check_offline(open(pj, encoding="utf-8").read(), "fan-json"),
                        json.load(open(rep)), 1000)
+    # The demo's JSON report: no events, but the library's 4 KiB prediction.
+    djson = os.path.join(tmp, "demo.json")
+    with open(djson, "w") as f:
+        f.write(r.st("report", "--json", os.path.join(tmp, "demo")).stdout)
+    dj = check_offline(open(r.page("demo-json", [djson]), encoding="utf-8").read(), "demo-json")
+    check_against_json(dj, json.load(open(djson)), 1)
+    expect("whatif-4k" in dj.ids and "map-0" not in dj.ids, "demo-json: what it holds")
     # A sweep's measurements beside the replay, at the sweep's sizes: the
     # table holds both, and the kernel figures agree (the model is exact on
     # this workload).
