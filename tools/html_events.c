@@ -280,8 +280,10 @@ void html_events_gather(const struct html_input *in, struct html_events *ev)
     /* Traces were read one after another: in time order across them. */
     for (size_t i = 0; i < ev->nfiles; i++) {
         struct html_file_events *f = &ev->files[i];
-        qsort(f->reads, f->nreads, sizeof *f->reads, by_time);
-        qsort(f->delivered, f->ndelivered, sizeof *f->delivered, by_time);
+        if (f->nreads) /* none: no array at all, which qsort must not be given */
+            qsort(f->reads, f->nreads, sizeof *f->reads, by_time);
+        if (f->ndelivered)
+            qsort(f->delivered, f->ndelivered, sizeof *f->delivered, by_time);
     }
 }
 
