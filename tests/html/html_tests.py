@@ -2,7 +2,7 @@
 """Tests of seektrace html (issue 24): the page of real runs.
 
     html_tests.py --seektrace BIN --lib LIB --demo FSEEK2006 --forker FORKER
-                  [--chromium PATH] CASE
+                  [--chromium PATH] [--preload-prefix LIBASAN] CASE
 
 Three runs, made fresh: the demo's workload (200,000 random fseek + 16-byte
 fread with a 128 KiB buffer), a multi-process run (cli_forker: 1,000
@@ -43,16 +43,33 @@ class Runs:
     def __init__(self, a, tmp):
         self.a, self.tmp = a, tmp
 
+    def traced_env(self, env=None):
+        """A sanitized build's library needs the ASan runtime first in each
+        traced process, and ASan must leave the programs' leaks alone."""
+        e = dict(env if env is not None else os.environ)
+        if self.a.preload_prefix:
+            e["ASAN_OPTIONS"] = "detect_leaks=0"
+        return e
+
+    def preload(self):
+        return f"{self.a.preload_prefix}:{self.a.lib}" if self.a.preload_prefix else self.a.lib
+
     def st(self, *args, check=True):
-        p = subprocess.run([self.a.seektrace, *args], capture_output=True, text=True, timeout=60)
+        env = None
+        if args[0] in ("run", "sweep") and self.a.preload_prefix:
+            # What they start is traced: the runtime first (they keep it so).
+            env = self.traced_env()
+            env["LD_PRELOAD"] = self.a.preload_prefix
+        p = subprocess.run([self.a.seektrace, *args], capture_output=True, text=True, timeout=60,
+                           env=env)
         if check and p.returncode != 0:
             raise Failure(f"seektrace {' '.join(args)} exited {p.returncode}: {p.stderr[-800:]}")
         return p
 
     def demo(self):
         d = os.path.join(self.tmp, "demo")
-        env = dict(os.environ, LD_PRELOAD=self.a.lib, SEEKTRACE_TRACE=d,
-                   SEEKTRACE_OUTPUT="/dev/null")
+        env = self.traced_env(dict(os.environ, LD_PRELOAD=self.preload(), SEEKTRACE_TRACE=d,
+                                   SEEKTRACE_OUTPUT="/dev/null"))
         subprocess.run([self.a.demo, os.path.join(self.tmp, "demo.dat"), "--buffer", "131072"],
                        env=env, check=True, stdout=subprocess.DEVNULL, timeout=60)
         return d
@@ -122,7 +139,8 @@ def case_static(a, tmp):
     # table holds both, and the kernel figures agree (the model is exact on
     # this workload).
     small = os.path.join(tmp, "small")
-    env = dict(os.environ, LD_PRELOAD=a.lib, SEEKTRACE_TRACE=small, SEEKTRACE_OUTPUT="/dev/null")
+    env = r.traced_env(dict(os.environ, LD_PRELOAD=r.preload(), SEEKTRACE_TRACE=small,
+                            SEEKTRACE_OUTPUT="/dev/null"))
     work = [a.demo, os.path.join(tmp, "demo.dat"), "--seeks", "2000"]
     subprocess.run(work + ["--buffer", "131072"], env=env, check=True,
                    stdout=subprocess.DEVNULL, timeout=60)
@@ -289,6 +307,7 @@ def main():
     for opt in ("--seektrace", "--lib", "--demo", "--forker"):
         ap.add_argument(opt, required=True)
     ap.add_argument("--chromium")
+    ap.add_argument("--preload-prefix", default="")
     ap.add_argument("case", choices=sorted(CASES))
     a = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="seektrace-html-") as tmp:
