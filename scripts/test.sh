@@ -4,8 +4,8 @@
 # strace comparisons again on the portable build (built against Debian 11's
 # glibc 2.31) under 2.31, the machine's 2.36 and 2.43, then the core's
 # unit tests, the reliability suite and the html pages again on an
-# ASan+UBSan build of the library, the tools and the core, and the reliability cases ASan cannot run
-# beside on an UBSan-only build.
+# ASan+UBSan build of the library, the tools and the core, and the
+# reliability cases ASan cannot run beside on an UBSan-only build.
 set -euo pipefail
 # html.browser (tests/html) renders pages in Debian's chromium: the suite's
 # alone (the build does not need it), installed by setup.sh when missing.
