@@ -210,7 +210,7 @@ static void site_table(const struct st_report *m, const struct report_opts *o,
                        ",\"reread_bytes\":%" PRIu64 ",\"write_syscalls\":%" PRIu64
                        ",\"kernel_write_bytes\":%" PRIu64 ",\"written_bytes\":%" PRIu64
                        ",\"amplification\":",
-                       f ? f->offset : 0, counts_calls(c), c->requested_bytes, c->delivered_bytes,
+                       f ? f->offset : 0, calls_of(c), c->requested_bytes, c->delivered_bytes,
                        c->kernel_read_bytes, c->read_syscalls, c->lseek_syscalls, c->reread_bytes,
                        c->write_syscalls, c->kernel_write_bytes, c->written_bytes);
             if (c->delivered_bytes)
@@ -240,7 +240,7 @@ static void site_table(const struct st_report *m, const struct report_opts *o,
                        st_fmt_bytes(b2, sizeof b2, c->delivered_bytes),
                        st_fmt_count(n1, sizeof n1, c->read_syscalls),
                        st_fmt_count(n2, sizeof n2, c->lseek_syscalls),
-                       st_fmt_count(n3, sizeof n3, counts_calls(c)),
+                       st_fmt_count(n3, sizeof n3, calls_of(c)),
                        st_frame_describe(s->nframes ? &s->frames[0] : NULL, d, sizeof d),
                        rows[i].path);
         }

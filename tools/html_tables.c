@@ -209,7 +209,7 @@ void html_site_table(FILE *f, const struct html_input *in)
         fputs("</td><td class=\"l\">", f);
         html_text(f, rows[i].path);
         fputs("</td>", f);
-        html_td_count(f, counts_calls(&s->counts));
+        html_td_count(f, calls_of(&s->counts));
         count_row_cells(f, &s->counts);
         fputs("</tr>\n", f);
     }

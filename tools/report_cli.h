@@ -50,7 +50,7 @@ struct srow {
 };
 struct srow *site_rows(const struct st_report *m, size_t *n);
 /* Calls of every kind. */
-uint64_t counts_calls(const struct st_counts *c);
+uint64_t calls_of(const struct st_counts *c);
 /* Sorts paths by when their process started (traces first, by start;
  * other inputs after, as given); returns how many are traces. */
 size_t inputs_by_start(char **paths, size_t n);

@@ -84,7 +84,7 @@ struct srow *site_rows(const struct st_report *m, size_t *count)
     return rows;
 }
 
-uint64_t counts_calls(const struct st_counts *c)
+uint64_t calls_of(const struct st_counts *c)
 {
     uint64_t n = 0;
     for (int k = 0; k < ST_CALL_COUNT; k++)
