@@ -12,10 +12,10 @@ BUILD_TYPE=${BUILD_TYPE:-RelWithDebInfo}
 # the preload, valgrind for the tools' memcheck, clang for the fuzz
 # harness, and for the package tests (tests/package) zsh, whose completion
 # they load, and dpkg-dev, whose dpkg-shlibdeps gives the .deb its
-# dependencies.
+# dependencies. libcurl4-openssl-dev: seektrace load's HTTP client.
 PACKAGES=(
   gcc g++ make cmake pkg-config
-  libdw-dev libelf-dev libcmocka-dev
+  libdw-dev libelf-dev libcmocka-dev libcurl4-openssl-dev
   strace valgrind python3 binutils file perl gawk sed grep tar gzip coreutils git sqlite3
   jq xz-utils bzip2 cppcheck clang-tidy
   clang libclang-rt-14-dev

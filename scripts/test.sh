@@ -14,6 +14,22 @@ source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 # Where the time goes, one line a phase (bash's SECONDS counts from the start).
 phase_done() { echo "seektrace test: $1 done at ${SECONDS} s" >&2; }
 phase_done "set-up and build"
+# The fleet tests (tests/fleet) run a real ClickHouse server: Debian's,
+# installed only when missing (a large package, not needed to build).
+if ! dpkg-query -W -f='${Status}' clickhouse-server 2>/dev/null | grep -q "install ok installed" ||
+   ! dpkg-query -W -f='${Status}' clickhouse-client 2>/dev/null | grep -q "install ok installed"; then
+  if [ "$(id -u)" -eq 0 ]; then
+    echo "seektrace test: installing clickhouse-server clickhouse-client (tests/fleet)" >&2
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get -o DPkg::Lock::Timeout=600 update -qq
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends \
+      clickhouse-server clickhouse-client >/dev/null
+    cmake "$BUILD_DIR" >/dev/null # tests/fleet registers its tests once the server is there
+  else
+    echo "seektrace test: clickhouse-server is missing (run as root, or install it):" \
+         "fleet.clickhouse will fail" >&2
+  fi
+fi
 # The glibc matrix (tests/CMakeLists.txt): Debian's newer glibc, which the
 # integration and model tests also run under, beside the machine's own, and
 # Debian 11's older one for the portable build.

@@ -10,11 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "export_clickhouse.h"
 #include "export_select.h"
 #include "tool.h"
 
 static const char usage[] =
-    "usage: seektrace export --format chrome|csv|jsonl TRACE|DIR ...\n"
+    "usage: seektrace export --format chrome|csv|jsonl|clickhouse TRACE|DIR ...\n"
     "\n"
     "Writes every recorded event to stdout.\n"
     "  chrome  Chrome Trace Event JSON, for Perfetto (ui.perfetto.dev) and\n"
@@ -22,6 +23,11 @@ static const char usage[] =
     "          a slice, the syscalls glibc made inside it nested under it\n"
     "  csv     one event per line with a header row, for DuckDB, pandas, Spark\n"
     "  jsonl   one JSON object per event per line\n"
+    "  clickhouse  the traces as one run's rows for ClickHouse (docs/clickhouse.sql,\n"
+    "          docs/fleet.md): per table an INSERT ... FORMAT JSONEachRow line, its\n"
+    "          rows, an empty line; tables processes, files, streams, sites, findings,\n"
+    "          events, then runs. The run id comes from the traces' hosts, pids and\n"
+    "          start times: the same traces give the same id (seektrace load)\n"
     "Columns (csv; the same keys in jsonl, absent when empty): pid, tid, time_ns (since\n"
     "the process's trace began), dur_ns, event (call, end, count, read, lseek, fstat,\n"
     "write, deliver, seek, buffer, close, mark, lost), call (the stdio or POSIX call it\n"
@@ -31,7 +37,8 @@ static const char usage[] =
     "size, fread, getc_run, getc_eof, fgets, getdelim, ungetc, fseek, ftell, rewind,\n"
     "fflush, clearerr, exit, other) and its fields (n, len, delim, offset, whence, ...).\n"
     "\n"
-    "  --format F   chrome, csv or jsonl (required)\n"
+    "  --format F   chrome, csv, jsonl or clickhouse (required)\n"
+    "  --database DB  clickhouse: the tables' database (default seektrace)\n"
     "  --pid N      only the process N (repeatable)\n"
     "  --file GLOB  only events on files whose path matches GLOB ('*' matches '/'\n"
     "               too; repeatable); marks are kept, and a call's end goes with it\n"
@@ -50,7 +57,7 @@ static const char usage[] =
     "Exit status: 0 success, 2 bad usage or a trace that cannot be read (with\n"
     "--keep-going: when none can), 3 --keep-going skipped some.\n";
 
-enum fmt { CHROME, CSV, JSONL };
+enum fmt { CHROME, CSV, JSONL, CLICKHOUSE };
 
 struct tstate {
     uint32_t tid;
@@ -77,6 +84,11 @@ struct ex {
     size_t nthreads, capthreads;
     int first_event;
     uint64_t events;
+    /* clickhouse: what starts each row ("run_id":..,"host":..,) and the
+     * rows written */
+    const char *run_id;
+    char *row_prefix;
+    uint64_t rows;
 };
 
 static struct tstate *thread_of(struct ex *x, uint32_t tid)
@@ -380,7 +392,9 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
         csv_field(f, label);
         fputc('\n', f);
     } else {
-        fprintf(f, "{\"pid\":%ld,\"tid\":%" PRIu32, x->pid, ev->tid);
+        fprintf(f, "{%s\"pid\":%ld,\"tid\":%" PRIu32, x->row_prefix ? x->row_prefix : "", x->pid,
+                ev->tid);
+        x->rows++;
         if (k->timed)
             fprintf(f, ",\"time_ns\":%" PRIu64, t);
         if (k->dur)
@@ -398,10 +412,11 @@ static void row_event(struct ex *x, const struct st_trace_event *ev)
             fprintf(f, ",\"label\":");
             json_str(f, label);
         }
-        if (a.fd >= 0)
+        /* ClickHouse reads a missing key as 0: a row says -1 itself. */
+        if (a.fd >= 0 || x->fmt == CLICKHOUSE)
             fprintf(f, ",\"fd\":%d", a.fd);
-        if (has_offset)
-            fprintf(f, ",\"offset\":%" PRId64, ev->offset);
+        if (has_offset || x->fmt == CLICKHOUSE)
+            fprintf(f, ",\"offset\":%" PRId64, has_offset ? ev->offset : -1);
         if (k->bytes)
             fprintf(f, ",\"bytes\":%" PRId64, ev->result);
         if (ev->kind == ST_EV_BUF)
@@ -509,6 +524,19 @@ static int export_trace(struct ex *x, const char *path, char err[ST_TRACE_ERROR_
     const struct st_trace_info *in = st_trace_info(r);
     x->pid = in->pid;
     x->trace_ns = in->start_ns;
+    if (x->fmt == CLICKHOUSE) {
+        free(x->row_prefix);
+        char *host = NULL;
+        size_t len = 0;
+        FILE *m = open_memstream(&host, &len);
+        if (!m)
+            tool_bad_input("out of memory");
+        json_str(m, in->host ? in->host : "");
+        fclose(m);
+        if (asprintf(&x->row_prefix, "\"run_id\":\"%s\",\"host\":%s,", x->run_id, host) < 0)
+            tool_bad_input("out of memory");
+        free(host);
+    }
     symbolizer_for_trace(x->sym, in->start_realtime_ns);
     x->nthreads = 0;
     if (!export_select_pid(&x->sel, x->pid)) {
@@ -574,11 +602,32 @@ static int export_trace(struct ex *x, const char *path, char err[ST_TRACE_ERROR_
     return 0;
 }
 
+uint64_t export_events_clickhouse(FILE *out, char **paths, size_t n, const char *db,
+                                  const char *suffix, const char *run_id)
+{
+    struct ex x;
+    memset(&x, 0, sizeof x);
+    x.fmt = CLICKHOUSE;
+    x.out = out;
+    x.run_id = run_id;
+    x.sym = symbolizer_shared();
+    fprintf(out, "INSERT INTO %s.events%s FORMAT JSONEachRow\n", db, suffix);
+    for (size_t k = 0; k < n; k++) {
+        char err[ST_TRACE_ERROR_MAX];
+        if (export_trace(&x, paths[k], err) != 0)
+            tool_bad_input("%s", err);
+    }
+    fprintf(out, "\n");
+    free(x.threads);
+    free(x.row_prefix);
+    return x.rows;
+}
+
 int cmd_export(int argc, char **argv)
 {
     struct ex x;
     memset(&x, 0, sizeof x);
-    const char *format = NULL;
+    const char *format = NULL, *database = "seektrace";
     int keep_going = 0;
     char **pos = calloc((size_t)argc + 1, sizeof *pos);
     int npos = 0;
@@ -593,6 +642,8 @@ int cmd_export(int argc, char **argv)
             return 0;
         } else if (opt_value("export", argc, argv, &i, "--format", &v)) {
             format = v;
+        } else if (opt_value("export", argc, argv, &i, "--database", &v)) {
+            database = v;
         } else if (strcmp(a, "--keep-going") == 0) {
             keep_going = 1;
         } else if (export_select_parse(&x.sel, argc, argv, &i)) {
@@ -607,24 +658,41 @@ int cmd_export(int argc, char **argv)
         }
     }
     if (!format)
-        tool_usage_error("export", "--format chrome|csv|jsonl is required");
+        tool_usage_error("export", "--format chrome|csv|jsonl|clickhouse is required");
     if (strcmp(format, "chrome") == 0)
         x.fmt = CHROME;
     else if (strcmp(format, "csv") == 0)
         x.fmt = CSV;
     else if (strcmp(format, "jsonl") == 0)
         x.fmt = JSONL;
+    else if (strcmp(format, "clickhouse") == 0)
+        x.fmt = CLICKHOUSE;
     else
-        tool_usage_error("export", "--format takes chrome, csv or jsonl, not '%s'", format);
+        tool_usage_error("export", "--format takes chrome, csv, jsonl or clickhouse, not '%s'",
+                         format);
     if (!npos)
         tool_usage_error("export", "no trace or directory given");
     if (x.sel.bucket_ns && x.fmt != CHROME)
         tool_usage_error("export", "--aggregate is for --format chrome");
+    if (x.fmt == CLICKHOUSE && (keep_going || x.sel.npids || x.sel.nglobs || x.sel.bucket_ns ||
+                                x.sel.from_ns || x.sel.to_set))
+        tool_usage_error("export", "--format clickhouse exports whole runs: no selection, "
+                                   "no --keep-going");
+    if (!clickhouse_database_ok(database))
+        tool_usage_error("export", "--database takes a name of A-Z a-z 0-9 _, not '%s'", database);
     struct inputs in;
     inputs_collect(pos, npos, &in);
     free(pos);
     static char buf[1 << 20];
     setvbuf(stdout, buf, _IOFBF, sizeof buf);
+    if (x.fmt == CLICKHOUSE) {
+        clickhouse_export(stdout, in.paths, in.n, database, "");
+        inputs_free(&in);
+        export_select_free(&x.sel);
+        if (fflush(stdout) != 0 || ferror(stdout))
+            tool_bad_input("cannot write the output");
+        return 0;
+    }
     x.out = stdout;
     x.sym = symbolizer_shared();
     x.first_event = 1;

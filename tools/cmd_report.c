@@ -10,7 +10,9 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
+#include "labels.h"
 #include "report_cli.h"
 #include "tool.h"
 #include "trace_codec.h"
@@ -63,6 +65,11 @@ struct rctx {
     struct skipped skipped;
     /* single process: rendered directly */
     int single;
+    /* Where and when the run was, over its traces (origin_*). */
+    char hosts[1024];
+    uint64_t first_ns, end_ns;
+    char labels[ST_LABELS_BYTES];
+    size_t labels_len;
 };
 
 static void note_status(const struct process *p)
@@ -90,13 +97,94 @@ static void note_status(const struct process *p)
                                 : until);
 }
 
-/* A rendered seektrace.report/2 object with a "trace" member added when the
- * trace was not complete (the object ends in "}\n"). */
+/* "labels":{"k":"v",...} from n "k=v" strings. */
+static void labels_json(char *const *labels, int n)
+{
+    out_printf(",\"labels\":{");
+    fflush(stdout);
+    for (int i = 0; i < n; i++) {
+        char key[ST_LABEL_KEY_MAX + 1];
+        size_t klen = strcspn(labels[i], "=");
+        snprintf(key, sizeof key, "%.*s", (int)klen, labels[i]);
+        out_printf("%s", i ? "," : "");
+        fflush(stdout);
+        json_str(stdout, key);
+        out_printf(":");
+        fflush(stdout);
+        json_str(stdout, labels[i] + klen + 1);
+    }
+    out_printf("}");
+}
+
+/* The encoded list's strings, for labels_json. */
+static int labels_split(char *list, size_t len, char **out)
+{
+    int n = 0;
+    for (size_t k = 0; k < len && n < ST_LABELS_MAX; k += strlen(list + k) + 1)
+        out[n++] = list + k;
+    return n;
+}
+
+/* Where and when a trace's process ran: host, wall-clock start, duration,
+ * the run's labels (docs/report-json.md). */
+static void origin_json(const char *host, uint64_t start_ns, uint64_t duration_ns,
+                        char *const *labels, int nlabels)
+{
+    out_printf(",\"host\":");
+    fflush(stdout);
+    if (host)
+        json_str(stdout, host);
+    else
+        out_printf("null");
+    out_printf(",\"start_time_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64, start_ns,
+               duration_ns);
+    labels_json(labels, nlabels);
+}
+
+/* "host h, started 2026-12-07 05:13:44.123 UTC, ran 1.234 s; labels: k=v k=v" */
+static void origin_text(const char *host, uint64_t start_ns, uint64_t duration_ns,
+                        char *const *labels, int nlabels)
+{
+    time_t t = (time_t)(start_ns / 1000000000u);
+    struct tm tm;
+    char when[64] = "?";
+    if (gmtime_r(&t, &tm))
+        strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    out_printf("  host %s, started %s.%03u UTC, ran %.3f s", host && *host ? host : "unknown",
+               when, (unsigned)(start_ns / 1000000u % 1000u), (double)duration_ns / 1e9);
+    for (int i = 0; i < nlabels; i++)
+        out_printf("%s%s", i ? " " : "; labels: ", labels[i]);
+    out_printf("\n");
+}
+
+/* Adds a process to the run's origin: its host, time span and labels (a
+ * key's first value is kept). */
+static void origin_add(struct rctx *c, const struct process *p)
+{
+    if (!p->start_realtime_ns)
+        return;
+    if (p->host)
+        list_add_once(c->hosts, sizeof c->hosts, p->host, ",");
+    if (!c->first_ns || p->start_realtime_ns < c->first_ns)
+        c->first_ns = p->start_realtime_ns;
+    if (p->start_realtime_ns + p->duration_ns > c->end_ns)
+        c->end_ns = p->start_realtime_ns + p->duration_ns;
+    st_labels_merge(c->labels, sizeof c->labels, &c->labels_len, p->labels, p->nlabels);
+}
+
+/* A rendered seektrace.report/2 object with, for a trace, its origin and
+ * a "trace" member when the trace was not complete (the object ends in
+ * "}\n"). */
 static void write_json_object(const struct process *p, const char *json, size_t len)
 {
-    if (p->kind == SOURCE_TRACE && strcmp(p->status, "complete") != 0 && len >= 2 &&
-        json[len - 2] == '}') {
+    if ((p->kind == SOURCE_TRACE || p->start_realtime_ns) && len >= 2 && json[len - 2] == '}') {
         out_write(json, len - 2);
+        if (p->start_realtime_ns)
+            origin_json(p->host, p->start_realtime_ns, p->duration_ns, p->labels, p->nlabels);
+        if (p->kind != SOURCE_TRACE || strcmp(p->status, "complete") == 0) {
+            out_printf("}\n");
+            return;
+        }
         out_printf(",\"trace\":{\"status\":\"%s\",\"source\":", p->status);
         fflush(stdout);
         json_str(stdout, p->source);
@@ -144,14 +232,17 @@ static int on_process(struct process *p, void *vctx)
     struct rctx *c = vctx;
     const struct report_opts *o = c->o;
     note_status(p);
+    origin_add(c, p);
     if (c->single && o->by == BY_FILE) {
         size_t len;
         struct st_text_opts t = text_opts(o);
         char *s = render_report(&p->report, o->json, &t, &len);
-        if (o->json)
+        if (o->json) {
             write_json_object(p, s, len);
-        else
+        } else {
             out_write(s, len);
+            origin_text(p->host, p->start_realtime_ns, p->duration_ns, p->labels, p->nlabels);
+        }
         free(s);
         c->loaded++;
         return 0;
@@ -351,6 +442,24 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
         out_printf("],\"merged\":");
         /* The rendered object ends in "}\n". */
         out_write(s, len >= 2 ? len - 1 : len);
+        if (c.first_ns) {
+            char *labels[ST_LABELS_MAX];
+            int nl = labels_split(c.labels, c.labels_len, labels);
+            out_printf(",\"run\":{\"hosts\":[");
+            for (char *h = c.hosts, *next; *h; h = next) {
+                next = h + strcspn(h, ",");
+                char host[256];
+                snprintf(host, sizeof host, "%.*s", (int)(next - h), h);
+                out_printf("%s", h == c.hosts ? "" : ",");
+                fflush(stdout);
+                json_str(stdout, host);
+                next += *next == ',';
+            }
+            out_printf("],\"start_time_ns\":%" PRIu64 ",\"duration_ns\":%" PRIu64,
+                       c.first_ns, c.end_ns - c.first_ns);
+            labels_json(labels, nl);
+            out_printf("}");
+        }
         if (c.skipped.n) {
             out_printf(",\"skipped\":[");
             fflush(stdout);
@@ -370,6 +479,11 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
         if (complete != c.nrows)
             out_printf(" (%zu not complete)", c.nrows - complete);
         out_printf(": %s  [capture: %s]\n", cmd, m.capture);
+        if (c.first_ns) {
+            char *labels[ST_LABELS_MAX];
+            int nl = labels_split(c.labels, c.labels_len, labels);
+            origin_text(c.hosts, c.first_ns, c.end_ns - c.first_ns, labels, nl);
+        }
         skipped_text(&c.skipped);
         if (o->by == BY_PROCESS) {
             process_table(c.rows, c.nrows, o->full ? (size_t)-1 : top);

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "labels.h"
 #include "report_cli.h"
 #include "tool.h"
 
@@ -59,6 +60,11 @@ static const char usage[] =
     "                     into the report on stderr\n"
     "  --html FILE        also write the report as a self-contained HTML page\n"
     "                     (see seektrace html)\n"
+    "  --label KEY=VALUE  record a label in every trace of the run (repeatable): a\n"
+    "                     job id, commit or test name for fleet analysis (seektrace\n"
+    "                     load). KEY: up to 64 of A-Z a-z 0-9 _ . -; VALUE: up to\n"
+    "                     256 bytes, no ','. Added to SEEKTRACE_LABELS's (k=v,k=v),\n"
+    "                     replacing a label of the same key\n"
     "  --quiet, -q        no report (with --check: only the check's result)\n"
     "  --help             this text\n"
     "\n"
@@ -243,6 +249,51 @@ done:
 
 static pid_t child_pid;
 
+/* --label's, encoded (labels.h). */
+static char run_labels[ST_LABELS_BYTES];
+static size_t run_labels_len;
+
+static void add_label(const char *kv)
+{
+    size_t at;
+    const char *why = st_label_check(kv, strlen(kv));
+    if (!why)
+        why = st_labels_add(kv, run_labels, sizeof run_labels, &run_labels_len, &at);
+    if (why)
+        tool_usage_error("run", "--label %s: %s", kv, why);
+}
+
+/* SEEKTRACE_LABELS for the command: the environment's labels whose keys
+ * --label did not give, then --label's, joined by ','. NULL: none. */
+static char *labels_env(void)
+{
+    static char env[ST_LABELS_BYTES], all[ST_LABELS_BYTES];
+    size_t env_len = 0, all_len = 0, at;
+    const char *v = getenv("SEEKTRACE_LABELS");
+    if (v && *v) {
+        const char *why = st_labels_add(v, env, sizeof env, &env_len, &at);
+        if (why)
+            tool_bad_input("SEEKTRACE_LABELS=%s: %s (at byte %zu)", v, why, at);
+    }
+    for (size_t k = 0; k < env_len; k += strlen(env + k) + 1) {
+        size_t klen = strcspn(env + k, "=");
+        int given = 0;
+        for (size_t j = 0; j < run_labels_len; j += strlen(run_labels + j) + 1)
+            given |= strncmp(run_labels + j, env + k, klen + 1) == 0;
+        if (!given)
+            st_labels_add(env + k, all, sizeof all, &all_len, &at);
+    }
+    for (size_t j = 0; j < run_labels_len; j += strlen(run_labels + j) + 1)
+        if (st_labels_add(run_labels + j, all, sizeof all, &all_len, &at))
+            tool_usage_error("run", "more labels than %d", ST_LABELS_MAX);
+    if (!all_len)
+        return NULL;
+    for (size_t k = 0; k + 1 < all_len; k++)
+        if (all[k] == '\0')
+            all[k] = ',';
+    return all;
+}
+
 static void forward(int sig)
 {
     if (child_pid > 0)
@@ -273,6 +324,8 @@ static int parse_options(int argc, char **argv, struct report_opts *ro, struct c
             *html = v;
         } else if (strcmp(a, "--json") == 0) {
             ro->json = 1;
+        } else if (opt_value("run", argc, argv, &i, "--label", &v)) {
+            add_label(v);
         } else if (strcmp(a, "--full") == 0) {
             ro->full = 1;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
@@ -380,6 +433,7 @@ int cmd_run(int argc, char **argv)
     if (i >= argc)
         tool_usage_error("run", "no command given");
     char **cmd = argv + i;
+    const char *labels = labels_env();
 
     char *lib = tool_find_library();
     if (strpbrk(lib, " :\t\n"))
@@ -438,6 +492,8 @@ int cmd_run(int argc, char **argv)
         setenv("SEEKTRACE_TRACE", dir, 1);
         setenv("SEEKTRACE_OUTPUT", report_pattern, 1);
         setenv("SEEKTRACE_FORMAT", "json", 1);
+        if (labels)
+            setenv("SEEKTRACE_LABELS", labels, 1);
         /* Source lines are read once for the whole job, here, from the
          * traces: not by libdw in every process (issue 21). */
         setenv("SEEKTRACE_SYMBOLIZE", "later", 0);

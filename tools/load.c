@@ -176,6 +176,10 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
     p.events_lost = in->events_lost;
     p.stop_reason = in->stop_reason;
     p.exe = in->exe ? strdup(in->exe) : NULL;
+    p.host = in->host;
+    p.labels = in->labels;
+    p.nlabels = in->labels ? in->nlabels : 0;
+    uint64_t last_ns = in->start_ns; /* the end of the latest event */
     int rc = 0;
     if (!o->from_events)
         rc = st_trace_footer_report(p.reader, &p.report, &p.footer_mem, err);
@@ -200,6 +204,8 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
         int k;
         uint64_t n = 0;
         while ((k = st_trace_next(p.reader, &ev, err)) == 1) {
+            if (ev.time_ns + ev.dur_ns > last_ns)
+                last_ns = ev.time_ns + ev.dur_ns;
             if (ev.kind == ST_EV_MODULE && p.model && st_trace_model_apply(p.model, &ev) != 0) {
                 snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
                 free_process(&p);
@@ -226,6 +232,8 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
         struct st_trace_event ev;
         int k;
         while ((k = st_trace_next(p.reader, &ev, err)) == 1) {
+            if (ev.time_ns + ev.dur_ns > last_ns)
+                last_ns = ev.time_ns + ev.dur_ns;
             if (st_trace_model_apply(p.model, &ev) != 0) {
                 snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
                 free_process(&p);
@@ -246,6 +254,7 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
             return -1;
         }
     }
+    p.duration_ns = (in->finished && in->end_ns > in->start_ns ? in->end_ns : last_ns) - in->start_ns;
     rc = fn(&p, ctx);
     free_process(&p);
     return rc;

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "labels.h"
 #include "load_json.h"
 #include "name_text.h"
 
@@ -232,10 +233,28 @@ static int one_report(const char *path, struct jval *v, size_t at, process_fn fn
     const char *status = j_string(json_get(json_get(v, "trace"), "status"));
     if (status && (!strcmp(status, "partial") || !strcmp(status, "truncated")))
         p.status = !strcmp(status, "partial") ? "partial" : "truncated";
+    /* Where and when it ran, as report --json wrote it from its trace. */
+    const struct jval *start = json_get(v, "start_time_ns"), *dur = json_get(v, "duration_ns");
+    const struct jval *labels = json_get(v, "labels");
+    char *kv[ST_LABELS_MAX] = {NULL};
+    if (start && start->is_u64 && dur && dur->is_u64) {
+        p.start_realtime_ns = start->u64;
+        p.duration_ns = dur->u64;
+        p.host = j_string(json_get(v, "host"));
+        for (size_t i = 0; labels && labels->type == J_OBJECT && i < labels->n &&
+                           p.nlabels < ST_LABELS_MAX; i++) {
+            const char *val = j_string(&labels->items[i]);
+            if (val && asprintf(&kv[p.nlabels], "%s=%s", labels->keys[i], val) >= 0)
+                p.nlabels++;
+        }
+        p.labels = kv;
+    }
     p.source = strdup(path);
     int rc = p.source ? fn(&p, ctx) : -1;
     if (!p.source)
         snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
+    for (int i = 0; i < p.nlabels; i++)
+        free(kv[i]);
     free_json_report(&p.report);
     free(p.source);
     return rc;

@@ -1,4 +1,4 @@
-/* seektrace.c — the seektrace command: run, report, check, export, whatif,
+/* seektrace.c — the seektrace command: run, report, check, export, load, whatif,
  * sweep, calibrate, baseline.
  *
  * One file per subcommand (cmd_*.c); what they share is in tool.h. */
@@ -22,7 +22,10 @@ static const char usage[] =
     "  check LIMITS TRACE|DIR|JSON   exit 1 when a file's reads exceed a limit, or\n"
     "                                grew against --baseline (CI)\n"
     "  baseline save TRACE|DIR ...   a run's figures, to commit and check against\n"
-    "  export --format F TRACE ...   events as Chrome trace JSON, CSV or JSON lines\n"
+    "  export --format F TRACE ...   events as Chrome trace JSON, CSV or JSON lines;\n"
+    "                                runs as rows for ClickHouse\n"
+    "  load --clickhouse URL DIR     runs' traces into ClickHouse, for SQL over\n"
+    "                                jobs and machines (docs/fleet.md)\n"
     "  html TRACE|DIR|JSON -o FILE   the report as one self-contained HTML page\n"
     "  whatif [--sizes L] TRACE ...  predict each buffer size's syscalls, bytes, time\n"
     "  sweep [--sizes L] -- CMD      run CMD at each buffer size and measure\n"
@@ -63,6 +66,8 @@ int main(int argc, char **argv)
         return cmd_baseline(argc - 1, argv + 1);
     if (!strcmp(c, "export"))
         return cmd_export(argc - 1, argv + 1);
+    if (!strcmp(c, "load"))
+        return cmd_load(argc - 1, argv + 1);
     if (!strcmp(c, "sweep"))
         return cmd_sweep(argc - 1, argv + 1);
     if (!strcmp(c, "html"))

@@ -80,6 +80,11 @@ struct process {
     const char *status;         /* "complete", "partial", "truncated", "report" */
     struct st_report report;
     uint64_t start_realtime_ns; /* 0 for JSON reports */
+    uint64_t duration_ns;       /* start to the footer, or to the last event
+                                 * recorded (partial traces); 0 for reports */
+    const char *host;           /* NULL when unknown (and for JSON reports) */
+    char *const *labels;        /* nlabels "KEY=VALUE" (the trace's) */
+    int nlabels;
     uint64_t events_lost;
     uint32_t stop_reason;       /* ST_TRACE_STOP_* (a trace's) */
     char *exe;
@@ -165,6 +170,7 @@ int cmd_report(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
 int cmd_export(int argc, char **argv);
+int cmd_load(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);

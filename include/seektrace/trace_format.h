@@ -70,7 +70,7 @@
 #define ST_TRACE_ENDIAN 0x01020304u
 #define ST_TRACE_VERSION_MAJOR 4 /* 4 added WRITE_AT, WRITTEN and FLUSH events, 3 CALL's F2,
                                   * 2 OP events; 1 to 3 are still read */
-#define ST_TRACE_VERSION_MINOR 0 /* 3.1 added stop_reason */
+#define ST_TRACE_VERSION_MINOR 2 /* 3.1 added stop_reason, 4.2 INFO_LABELS */
 #define ST_TRACE_FIXED_HEADER 256u
 #define ST_TRACE_SUFFIX ".sktrace"
 
@@ -148,6 +148,8 @@ enum st_trace_info_tag {
                                      * parent's, when forked; its own finished
                                      * one, after an exec that failed */
     ST_TRACE_INFO_LIBC_VERSION = 8, /* gnu_get_libc_version(), e.g. "2.41" */
+    ST_TRACE_INFO_LABELS = 9, /* 4.2: the run's labels (SEEKTRACE_LABELS), each
+                               * "KEY=VALUE" NUL-terminated */
 };
 
 /* ## Chunks

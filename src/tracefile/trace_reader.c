@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "labels.h"
 #include "trace_codec.h"
 #include "trace_decode.h"
 
@@ -195,6 +196,21 @@ static int parse_info(struct st_trace_reader *r, const uint8_t *p, const uint8_t
             if (!in->libc_version)
                 in->libc_version = dup_bytes(p, (size_t)len);
             break;
+        case ST_TRACE_INFO_LABELS:
+            if (!in->labels) {
+                /* Only what the writer could have written: a label that
+                 * fails labels.h's rules is dropped, not passed on. */
+                in->labels = split_nul(p, (size_t)len, &in->nlabels);
+                int kept = 0;
+                for (int i = 0; in->labels && i < in->nlabels; i++) {
+                    if (in->labels[i] && !st_label_check(in->labels[i], strlen(in->labels[i])))
+                        in->labels[kept++] = in->labels[i];
+                    else
+                        free(in->labels[i]);
+                }
+                in->nlabels = kept;
+            }
+            break;
         case ST_TRACE_INFO_PARENT_TRACE:
             if (!in->parent_trace)
                 in->parent_trace = dup_bytes(p, (size_t)len);
@@ -213,6 +229,10 @@ static void free_info(struct st_trace_info *in)
         for (int i = 0; i < in->argc; i++)
             free(in->argv[i]);
     free(in->argv);
+    if (in->labels)
+        for (int i = 0; i < in->nlabels; i++)
+            free(in->labels[i]);
+    free(in->labels);
     free(in->exe);
     free(in->capture);
     free(in->capture_reason);

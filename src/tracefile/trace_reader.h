@@ -39,6 +39,8 @@ struct st_trace_info {
     char **argv;          /* argc strings */
     char *exe, *capture, *capture_reason, *host, *parent_trace; /* NULL if absent */
     char *libc_version;                                         /* NULL if absent */
+    int nlabels;
+    char **labels;        /* nlabels "KEY=VALUE" strings (4.2; none before) */
     size_t ncalls;
     uint8_t call_map[256]; /* trace call index -> local enum st_call (ST_CALL_OTHER if unknown) */
 };

@@ -17,6 +17,7 @@ import glob
 import io
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -200,18 +201,36 @@ def per_file(report):
     return {f["path"]: {k: f[k] for k in FIGURES} for f in report["files"]}
 
 
+ORIGIN = re.compile(r',"host":(?:null|"(?:[^"\\]|\\.)*"),"start_time_ns":(\d+),"duration_ns":(\d+),'
+                    r'"labels":\{(?:"(?:[^"\\]|\\.)*":"(?:[^"\\]|\\.)*",?)*\}')
+
+
+def without_origin(doc):
+    """A trace's report --json without what only the trace knows (host,
+    start, duration, labels: the at-exit report has none), checked first."""
+    m = ORIGIN.search(doc)
+    expect(m is not None, f"no host, start_time_ns, duration_ns, labels in {doc[-400:]}")
+    j = json.loads(doc)
+    expect(j["host"] == os.uname().nodename, f"host {j['host']}")
+    expect(abs(int(m.group(1)) - time.time_ns()) < 86400 * 10**9 and int(m.group(2)) > 0,
+           f"start {m.group(1)}, duration {m.group(2)}")
+    for k in ("host", "start_time_ns", "duration_ns", "labels"):
+        j.pop(k)
+    return doc[:m.start()] + doc[m.end():], j
+
+
 def roundtrip_dir(ctx, traces, reports, min_traces=1):
     """Every trace: report --json equals the process's at-exit JSON report,
     from the footer byte for byte, and rebuilt from the events."""
     ts = traces_in(traces)
     expect(len(ts) >= min_traces, f"{len(ts)} traces in {traces}, expected >= {min_traces}")
     for t in ts:
-        footer, _ = ctx.st("report", "--json", t)
-        j = json.loads(footer)
+        footer, j = without_origin(ctx.st("report", "--json", t)[0])
         raw, at_exit = the_report_of(reports, j)
         expect(footer == raw, f"{t}: report --json differs from the at-exit report:\n"
                               f"{footer[:1500]}\n---\n{raw[:1500]}")
-        events = without_empty_sites(ctx.stj("report", "--json", "--from-events", t))
+        _, events = without_origin(ctx.st("report", "--json", "--from-events", t)[0])
+        events = without_empty_sites(events)
         at_exit = without_empty_sites(at_exit)
         if events != at_exit:
             for key in at_exit:
@@ -272,6 +291,30 @@ def case_open_at_exit(ctx):
         for s in f["streams"]:
             expect((s["buffer_size"], s["buffer_mode"], s["buffer_origin"]) ==
                    (default, "full", "default"), f"{source}: stream {s}")
+
+
+def case_write_buffer(ctx):
+    """A stream that only writes never refills: the report still names the
+    buffer its writes went through, in the exit report and in the trace's
+    (it said "no buffer yet")."""
+    prog = os.path.join(ctx.a.workloads, "wl_writes")
+    out = os.path.join(ctx.tmp, "w.out")
+    blksize = os.statvfs(ctx.tmp).f_bsize
+    default = blksize if 0 < blksize < 8192 else 8192  # glibc's _IO_file_doallocate
+    for mode, count, want in (("fputc", "100000", (default, "full", "default")),
+                              ("linebuf", "100", (default, "line", "default")),
+                              ("unbuffered", "100", (1, "none", "default"))):
+        traces, reports, _ = ctx.traced([prog, mode, out, count], name="wbuf_" + mode)
+        (live,) = [os.path.join(reports, f) for f in os.listdir(reports)]
+        (t,) = [os.path.join(traces, f) for f in os.listdir(traces)]
+        for source, j in (("exit report", json.load(open(live))),
+                          ("trace", ctx.stj("report", "--json", t))):
+            (f,) = [x for x in j["files"] if x["path"] == os.path.abspath(out)]
+            (s,) = f["streams"]
+            expect((s["buffer_size"], s["buffer_mode"], s["buffer_origin"]) == want,
+                   f"{mode}, {source}: stream {s}")
+        text, _ = ctx.st("report", t)
+        expect("no buffer yet" not in text, f"{mode}: text report says no buffer yet:\n{text}")
 
 
 def case_roundtrip_workloads(ctx):
@@ -514,6 +557,101 @@ def site_frames(report, path):
     """The frames of every site on path in a (merged or per-process) report."""
     files = report["merged"]["files"] if "merged" in report else report["files"]
     return [s["frames"] for f in files if f["path"] == path for s in f["sites"]]
+
+
+def case_run_labels(ctx):
+    """Labels (run --label, SEEKTRACE_LABELS) are recorded in every trace of
+    a run and shown by report with the host and wall-clock times; bad ones
+    are one line from the command and a warning (the program unaffected)
+    inside a traced process."""
+    d = ctx.newdir("labels")
+    traces = os.path.join(d, "traces")
+    env = dict(os.environ, SEEKTRACE_LABELS="job=7,commit=old")
+    before = time.time_ns()
+    ctx.st("run", "--trace", traces, "--label", "commit=abc123", "--label", "test=t.one", "-q",
+           "--", "sh", "-c", "cat /etc/passwd >/dev/null; cat /etc/hostname >/dev/null", env=env)
+    after = time.time_ns()
+    j = ctx.stj("report", "--json", traces)
+    want = {"job": "7", "commit": "abc123", "test": "t.one"}
+    expect(len(j["processes"]) == 3 and all(p["labels"] == want for p in j["processes"]),
+           f"labels {[p.get('labels') for p in j['processes']]}")
+    host = os.uname().nodename
+    for p in j["processes"]:
+        expect(p["host"] == host and before <= p["start_time_ns"] <= after
+               and 0 < p["duration_ns"] <= after - before, f"origin {p['host']} {p['start_time_ns']}"
+               f" {p['duration_ns']} in [{before}, {after}]")
+    run = j["run"]
+    first = min(p["start_time_ns"] for p in j["processes"])
+    end = max(p["start_time_ns"] + p["duration_ns"] for p in j["processes"])
+    expect(run == {"hosts": [host], "start_time_ns": first, "duration_ns": end - first,
+                   "labels": want}, f"run {run}")
+    # The merged document read back keeps them.
+    merged = os.path.join(d, "merged.json")
+    with open(merged, "w") as fh:
+        json.dump(j, fh)
+    again = ctx.stj("report", "--json", merged)
+    expect(again["run"] == run, f"read back: {again.get('run')}")
+    text, _ = ctx.st("report", traces)
+    expect(f"  host {host}, started " in text and "labels: job=7 commit=abc123 test=t.one" in text,
+           text[:600])
+    # Bad labels: the command refuses them in one line; the library warns
+    # and records none, the program's output and status untouched.
+    for bad in ("nokey", "=v", "a b=1", "k=1,2", "k=1", "x" * 65 + "=1"):
+        args = ["--label", bad, "--label", "k=2"] if bad == "k=1" else ["--label", bad]
+        _, err = ctx.st("run", *args, "--", "true", rc=2)
+        expect(len(err.strip().splitlines()) == 1 and "--label" in err, f"{bad}: {err}")
+    _, err = ctx.st("run", "--", "true", rc=2, env=dict(os.environ, SEEKTRACE_LABELS="a=1,,"))
+    expect(len(err.strip().splitlines()) == 1 and "SEEKTRACE_LABELS" in err, err)
+    t2, _, p = ctx.traced(["cat", "/etc/hostname"], name="badlabels",
+                          env={"SEEKTRACE_LABELS": "ok=1,bad key=2"})
+    with open("/etc/hostname", "rb") as fh:
+        expect(p.stdout == fh.read() and p.returncode == 0, "the program noticed")
+    err = p.stderr.decode()
+    expect("seektrace: warning: SEEKTRACE_LABELS=ok=1,bad key=2: the key has a character" in err,
+           err)
+    (t,) = traces_in(t2)
+    expect(ctx.stj("report", "--json", t)["labels"] == {}, "bad labels were recorded")
+
+
+def case_export_clickhouse(ctx):
+    """export --format clickhouse: per table an INSERT line, its rows (the
+    JSON report's keys and values), an empty line, runs last; the run id is
+    the same whatever the order of the traces; no selection; load's usage
+    errors are one line (tests/fleet loads into a real server)."""
+    d = ctx.newdir("chexport")
+    traces = os.path.join(d, "traces")
+    ctx.st("run", "--trace", traces, "--label", "job=9", "-q", "--", "sh", "-c",
+           f"{ctx.a.demo} {os.path.join(d, 'd.dat')} --seeks 300; cat /etc/passwd > /dev/null")
+    out, _ = ctx.st("export", "--format", "clickhouse", "--database", "fleet_db", traces)
+    blocks = [b for b in out.split("\n\n") if b]
+    heads = [b.split("\n", 1)[0] for b in blocks]
+    expect(heads == [f"INSERT INTO fleet_db.{t} FORMAT JSONEachRow" for t in
+                     ("processes", "files", "streams", "sites", "findings", "events", "runs")],
+           f"blocks {heads}")
+    rows = {h.split(".")[1].split()[0]: [json.loads(r) for r in b.split("\n")[1:] if r]
+            for h, b in zip(heads, blocks)}
+    j = ctx.stj("report", "--json", traces)
+    ids = {r["run_id"] for t in rows.values() for r in t}
+    expect(len(ids) == 1 and re.fullmatch(r"[0-9a-f]{32}", next(iter(ids))), f"run ids {ids}")
+    (run,) = rows["runs"]
+    expect(all(run[k] == j["merged"]["totals"][k] for k in FIGURES), f"runs row {run}")
+    expect(run["labels.key"] == ["job"] and run["labels.value"] == ["9"]
+           and run["processes"] == len(j["processes"]) == len(rows["processes"]), f"{run}")
+    for k in FIGURES:
+        expect(sum(r[k] for r in rows["files"]) == j["merged"]["totals"][k], f"files' {k}")
+    reads = [r for r in rows["events"] if r["event"] == "read"]
+    expect(len(reads) == j["merged"]["totals"]["read_syscalls"], f"{len(reads)} read events")
+    # The same traces in another order: the same run id.
+    ts = sorted(traces_in(traces), reverse=True)
+    again, _ = ctx.st("export", "--format", "clickhouse", *ts)
+    expect(json.loads(again.split("\n")[1])["run_id"] in ids, "the run id depends on the order")
+    for args in (["--pid", "1"], ["--keep-going"], ["--database", "a-b"]):
+        _, err = ctx.st("export", "--format", "clickhouse", *args, traces, rc=2)
+        expect(len(err.strip().splitlines()) == 1, err)
+    for args in ([], ["--clickhouse", "ftp://x/"], ["--clickhouse", "http://u:p@h/"],
+                 ["--clickhouse", "http://h/", "--retries", "x"]):
+        _, err = ctx.st("load", *args, traces, rc=2)
+        expect(len(err.strip().splitlines()) == 1 and "load" in err, f"{args}: {err}")
 
 
 def case_run_symbolize_later(ctx):

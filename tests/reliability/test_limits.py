@@ -10,6 +10,7 @@ DIR holds rl_vmsize. Each CASE prints what it checked and exits 0 (pass),
 here). docs/reliability.md says what each case guarantees.
 """
 import argparse
+import collections
 import json
 import os
 import random
@@ -253,6 +254,82 @@ def churn_constant(ctx):
         if row["kernel_read_bytes"] != 3 * size * CHURN_ROUNDS:
             problems.append(f"f{i}: {row['kernel_read_bytes']} kernel bytes counted, "
                             f"{3 * size * CHURN_ROUNDS} read")
+    return problems
+
+
+# A process reading many files once each (grep -r, a compiler): what the
+# library keeps per file it has opened, read and closed (issue 21's bound),
+# measured over the second half of the files; the rows asked for.
+MANY_FILES = 4000
+MANY_ROWS = 100
+PER_FILE_BYTES = 512
+
+
+def many_files(ctx):
+    """rl_churn reading 4,000 files once (stdio and POSIX, 7 call sites a
+    file) with 100 rows: closed files past the rows are folded as they close
+    (fold.h). Resident memory over the second 2,000 files grows by at most
+    the plain program's growth plus 512 bytes a file, where a run that keeps
+    every file (SEEKTRACE_REPORT_FILES=all) grows by more (so the measure
+    can fail). The report stays exact: its totals equal strace's over the
+    files and statm, its 100 rows are the full run's first 100, and
+    other_files counts and sums the rest."""
+    if os.environ.get("SEEKTRACE_TEST_PRELOAD_PREFIX"):
+        print("SKIP: ASan's allocator quarantines freed memory; resident size says nothing here")
+        return None
+    d = os.path.join(ctx.root, "many")
+    os.makedirs(d)
+    for i in range(MANY_FILES):  # 27 to 468 bytes: a buffer reads each whole
+        with open(os.path.join(d, f"f{i}"), "w") as f:
+            f.write("%08d\n" % i * (3 + i % 50))
+    argv = [os.path.join(ctx.bin, "rl_churn"), d, "1", str(MANY_FILES)]
+    p_half, p_last = churn_rss(rl.run(argv, rl.clean_env(), cwd=ctx.fresh("cwd")), "plain")
+    allowed = max(p_last - p_half, 0) + PER_FILE_BYTES * MANY_FILES // 2 // 1024
+    problems = []
+
+    def preloaded(rows, log=None):
+        reports = ctx.fresh("reports")
+        env = rl.preload_env(ctx.lib, reports, {"SEEKTRACE_REPORT_FILES": rows})
+        if log:
+            tracee = {k: v for k, v in env.items() if os.environ.get(k) != v}
+            r = rl.strace_run(log, tracee, argv, cwd=ctx.fresh("cwd"), timeout=120)
+        else:
+            r = rl.run(argv, env, cwd=ctx.fresh("cwd"), timeout=120)
+        half, last = churn_rss(r, f"rows {rows}")
+        return last - half, report_of(reports)
+
+    log = os.path.join(ctx.root, "many.strace")
+    grown_all, full = preloaded("all")
+    grown, bounded = preloaded(str(MANY_ROWS), log)
+    print(f"second half of {MANY_FILES} files: plain +{p_last - p_half} kB, with seektrace "
+          f"+{grown} kB (allowed {allowed} kB), keeping every file +{grown_all} kB")
+    if grown > allowed:
+        problems.append(f"resident memory grew by {grown} kB over {MANY_FILES // 2} files "
+                        f"(at most {allowed} kB: {PER_FILE_BYTES} bytes a file)")
+    if grown_all <= allowed:
+        problems.append(f"keeping every file grew by only {grown_all} kB: the bound "
+                        f"of {allowed} kB cannot tell folding from keeping")
+    want = collections.Counter()
+    for (pid, path), fig in rl.parse_strace(log).items():
+        if path and (path.startswith(d + "/") or path.endswith("/statm")):
+            want.update(fig)
+    for fig in rl.KERNEL_FIGURES:
+        if bounded["totals"][fig] != want[fig]:
+            problems.append(f"totals.{fig}: seektrace={bounded['totals'][fig]} strace={want[fig]}")
+    data = [f for f in bounded["files"] if f["path"].startswith(d + "/")]
+    full_data = [f for f in full["files"] if f["path"].startswith(d + "/")]
+    if len(data) != MANY_ROWS or data != full_data[:MANY_ROWS]:
+        problems.append(f"{len(data)} rows of data files, not the full report's first {MANY_ROWS}")
+    other = bounded.get("other_files", {})
+    # Data files, statm (opened twice, 2,000 files apart: two records) and
+    # stdout, which rl_churn writes its figures to.
+    if other.get("files") != MANY_FILES - MANY_ROWS + 3:
+        problems.append(f"other_files.files {other.get('files')}, expected "
+                        f"{MANY_FILES - MANY_ROWS + 3}")
+    for call in ("fopen", "open"):
+        if other.get("calls", {}).get(call, 0) + sum(f["calls"].get(call, 0) for f in data) \
+                < MANY_FILES:
+            problems.append(f"{call}: fewer than {MANY_FILES} calls counted")
     return problems
 
 
@@ -515,6 +592,7 @@ CASES = {
     "path_max": path_max,
     "churn_constant": churn_constant,
     "report_rows": report_rows,
+    "many_files": many_files,
 }
 
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "glibc_compat.h"
 #include "hash_chains.h"
 #include "registry_lock.h"
 #include "thread_state.h"
@@ -22,11 +23,11 @@ static unsigned hash_of_cell(const void *entry)
     return hash(c->owner, c->site);
 }
 
-ST_CHAINS_DEFINE(cells, 1u << 18, struct st_cell, hash_of_cell);
+ST_CHAINS_DEFINE(cells_table, 1u << 18, struct st_cell, hash_of_cell);
 
 static struct st_cell *lookup(const void *owner, const struct st_site *site, unsigned h)
 {
-    for (struct st_cell *c = st_chains_first(&cells, h); c; c = st_chains_next(&cells, c))
+    for (struct st_cell *c = st_chains_first(&cells_table, h); c; c = st_chains_next(&cells_table, c))
         if (c->owner == owner && c->site == site)
             return c;
     return NULL;
@@ -41,6 +42,23 @@ static struct st_cell *lookup(const void *owner, const struct st_site *site, uns
 static __thread struct st_cell *near_cells[NEAR_WAYS] __attribute__((tls_model("initial-exec")));
 
 unsigned st_accounts_epoch;
+
+/* Cells given back by st_cells_recycle, linked through next_of_owner;
+ * taken again only while the process has one thread (cells.h). */
+static struct st_cell *free_cells;
+
+static struct st_cell *cell_new(void)
+{
+    struct st_cell *c = free_cells;
+    if (!c || !__libc_single_threaded)
+        return st_alloc(sizeof *c);
+    free_cells = c->next_of_owner;
+    struct st_call_cost *more = c->counts.more; /* a third kind's array: kept */
+    memset(c, 0, sizeof *c);
+    c->counts.more = more;
+    st_tally_zero(&c->counts);
+    return c;
+}
 
 /* c holds an earlier epoch's counts: zero them, once, before anyone counts
  * on it in this one (under the lock, so that a second thread waits). 0
@@ -75,13 +93,13 @@ struct st_tally *st_cell_counts_slow(const void *owner, struct st_cell **owner_c
             c = NULL;
     } else if (!c && st_registry_lock()) {
         c = lookup(owner, site, h);
-        if (!c && (c = st_alloc(sizeof *c)) != NULL) {
+        if (!c && (c = cell_new()) != NULL) {
             c->owner = owner;
             c->site = site;
             c->epoch = epoch;
             c->next_of_owner = *owner_cells;
             __atomic_store_n(owner_cells, c, __ATOMIC_RELEASE);
-            st_chains_add(&cells, h, c);
+            st_chains_add(&cells_table, h, c);
         }
         st_registry_unlock();
     }
@@ -102,11 +120,28 @@ void st_cells_total(const struct st_cell *cells, struct st_counts *sum)
     }
 }
 
-void st_cells_new_epoch(void)
+void st_cells_forget_caches(void)
 {
-    __atomic_add_fetch(&st_accounts_epoch, 1, __ATOMIC_RELEASE);
     st_self.cached_cell = NULL;
     memset(near_cells, 0, sizeof near_cells);
     memset(st_self.fast, 0, sizeof st_self.fast);
     memset(&st_self.refill, 0, sizeof st_self.refill);
+}
+
+void st_cells_new_epoch(void)
+{
+    __atomic_add_fetch(&st_accounts_epoch, 1, __ATOMIC_RELEASE);
+    st_cells_forget_caches();
+}
+
+void st_cells_recycle(struct st_cell *cells)
+{
+    while (cells) {
+        struct st_cell *c = cells;
+        cells = c->next_of_owner;
+        st_chains_remove(&cells_table, hash(c->owner, c->site), c);
+        c->owner = NULL;
+        c->next_of_owner = free_cells;
+        free_cells = c;
+    }
 }

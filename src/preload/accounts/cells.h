@@ -64,4 +64,14 @@ void st_cells_total(const struct st_cell *cells, struct st_counts *sum);
  * pairs are forgotten by st_pairs_forget. */
 void st_cells_new_epoch(void);
 
+/* This thread's caches of cells forgotten (st_cells_new_epoch's second half). */
+void st_cells_forget_caches(void);
+
+/* An owner's cells, linked by next_of_owner, out of the table and kept for
+ * the next cells made: a file folded away (fold.h). Only while the process
+ * has one thread, under the registry lock, with every cache that may name
+ * them forgotten (st_cells_forget_caches, st_pairs_forget): another owner
+ * at another site may get one of them next. */
+void st_cells_recycle(struct st_cell *cells);
+
 #endif

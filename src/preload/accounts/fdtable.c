@@ -88,6 +88,32 @@ static void desc_release(struct st_desc *d)
         block_retire(d);
 }
 
+/* Files whose last entry went away, until st_fd_files_emptied asks: kept
+ * while the process has one thread (its only reader, fold.c, acts only
+ * then); more at once (a close_range) are not kept. */
+#define EMPTIED_MAX 8
+static struct st_file *emptied[EMPTIED_MAX];
+static unsigned nemptied;
+
+static void note_emptied(struct st_file *f)
+{
+    if (!__libc_single_threaded || nemptied == EMPTIED_MAX)
+        return;
+    for (unsigned i = 0; i < nemptied; i++)
+        if (emptied[i] == f)
+            return;
+    emptied[nemptied++] = f;
+}
+
+size_t st_fd_files_emptied(struct st_file **out, size_t max)
+{
+    size_t n = 0;
+    for (; n < nemptied && n < max; n++)
+        out[n] = emptied[n];
+    nemptied = 0;
+    return n;
+}
+
 /* Entries are immutable once published; a change publishes a new one, and
  * the one it replaces (and its description, when no entry shares it any
  * more) is retired. */
@@ -100,12 +126,15 @@ static void publish(int fd, struct st_file *file, struct st_desc *desc)
     if (file && (e = block_new()) != NULL) {
         e->file = file;
         e->desc = desc;
+        __atomic_add_fetch(&file->fds, 1, __ATOMIC_ACQ_REL);
         if (desc)
             __atomic_add_fetch(&desc->refs, 1, __ATOMIC_ACQ_REL);
     }
     struct st_fd *old = __atomic_exchange_n(at, e, __ATOMIC_ACQ_REL);
     st_staleness_fds_changed(); /* what a thread learnt from the table may be stale */
     if (old) {
+        if (__atomic_sub_fetch(&old->file->fds, 1, __ATOMIC_ACQ_REL) == 0)
+            note_emptied(old->file);
         desc_release(old->desc);
         block_retire(old);
     }

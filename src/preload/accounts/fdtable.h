@@ -49,6 +49,9 @@ void st_fd_refresh(int fd);
 /* newfd now shares oldfd's description. */
 void st_fd_dup(int oldfd, int newfd);
 void st_fd_closed(int fd);
+/* The files no entry names any more since the last call (at most max of
+ * them, noted while the process had one thread): fold.h's candidates. */
+size_t st_fd_files_emptied(struct st_file **out, size_t max);
 /* fd's description was opened with O_APPEND, or fcntl(F_SETFL) set or
  * cleared it (on: non-zero). */
 void st_fd_set_append(int fd, int on);

@@ -9,6 +9,7 @@
 #include "arena.h"
 #include "attribution.h"
 #include "cells.h"
+#include "glibc_compat.h"
 #include "hash_chains.h"
 #include "proc_self.h"
 #include "registry_lock.h"
@@ -47,6 +48,49 @@ static int is_seekable_name(const char *path)
     return path[0] == '/' && strncmp(path, "/proc/", 6) != 0 && strncmp(path, "/dev/", 5) != 0;
 }
 
+/* Records of files folded away (st_file_fold_out), for the next files:
+ * still on all_files, with zero counts, which reports skip. */
+static struct st_file *free_files;
+
+/* path in f's own memory: the memory of the name it had, when the new one
+ * fits; names are given room in steps of 64 bytes, so that most do. */
+static int take_name(struct st_file *f, const char *path)
+{
+    size_t len = strlen(path) + 1;
+    if (len > f->path_room) {
+        size_t room = (len + 63) & ~(size_t)63;
+        char *p = st_alloc(room);
+        if (!p)
+            return -1;
+        f->path = p;
+        f->path_room = room;
+    }
+    memcpy((char *)f->path, path, len);
+    return 0;
+}
+
+/* A record for a new file: a folded one while the process has one thread
+ * (it is on all_files already), else a new one. */
+static struct st_file *record_new(const char *path)
+{
+    struct st_file *f = free_files;
+    if (f && __libc_single_threaded) {
+        if (take_name(f, path) != 0)
+            return NULL;
+        free_files = f->next_free;
+        f->next_free = NULL;
+        f->unnamed = 0;
+        return f;
+    }
+    f = st_alloc(sizeof *f);
+    if (!f || take_name(f, path) != 0)
+        return NULL;
+    st_ranges_init(&f->ranges, st_alloc, NULL);
+    f->next_all = all_files;
+    __atomic_store_n(&all_files, f, __ATOMIC_RELEASE);
+    return f;
+}
+
 struct st_file *st_file_get(const char *path)
 {
     unsigned h = hash_path(path);
@@ -56,16 +100,39 @@ struct st_file *st_file_get(const char *path)
     if (!st_registry_lock())
         return NULL;
     f = lookup(path, h);
-    if (!f && (f = st_alloc(sizeof *f)) != NULL && (f->path = st_strdup(path)) != NULL) {
+    if (!f && (f = record_new(path)) != NULL) {
         f->seekable = is_seekable_name(path);
-        st_ranges_init(&f->ranges, st_alloc, NULL);
         f->ranges_epoch = __atomic_load_n(&st_accounts_epoch, __ATOMIC_RELAXED);
-        f->next_all = all_files;
         st_chains_add(&files, h, f);
-        __atomic_store_n(&all_files, f, __ATOMIC_RELEASE);
     }
     st_registry_unlock();
     return f;
+}
+
+void st_file_fold_out(struct st_file *f)
+{
+    if (!st_registry_lock())
+        return;
+    st_chains_remove(&files, hash_path(f->path), f);
+    st_cells_recycle(f->direct_cells);
+    f->direct_cells = NULL;
+    /* Its streams are all closed: each becomes a spare, for the streams of
+     * the file this record will be next. */
+    f->spares = NULL;
+    for (struct st_stream *s = f->streams; s; s = s->next_in_file) {
+        st_cells_recycle(s->cells);
+        s->cells = NULL;
+        s->spare = 1;
+        s->next_spare = f->spares;
+        f->spares = s;
+    }
+    memset(&f->in_handler, 0, sizeof f->in_handler);
+    st_ranges_clear(&f->ranges);
+    __atomic_add_fetch(&f->ranges_generation, 1, __ATOMIC_RELEASE);
+    f->fold_slot = 0;
+    f->next_free = free_files;
+    free_files = f;
+    st_registry_unlock();
 }
 
 /* given made absolute, in name; 0 when there is none. */

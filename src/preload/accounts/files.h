@@ -38,12 +38,24 @@ struct st_file {
     struct st_stream *streams; /* every stream ever opened on it */
     struct st_stream *spares;  /* those whose record is free (st_stream_retire) */
     struct st_handler_counts in_handler;
+    int fds;                   /* fd table entries that name it (fdtable.c) */
+    /* Its place in fold.c's heap of closed files (1 + index; 0: none),
+     * meant only in the epoch it was set in (cells.h). */
+    unsigned fold_slot, fold_epoch;
+    size_t path_room;          /* bytes path's memory holds (a next name may fit) */
+    struct st_file *next_free; /* folded away: waiting to be the next file's record */
     struct st_file *next_all;
     void *hash_next; /* hash_chains.h */
 };
 
 /* Finds or creates the record for a kernel name; NULL when out of memory. */
 struct st_file *st_file_get(const char *path);
+
+/* Takes f out of the registry for good (fold.h): its name finds it no
+ * more, and its record, cells and streams become the next files'. Its
+ * counts must have been summed elsewhere first. Only while the process has
+ * one thread, busy, with nothing open on f (no descriptor, no stream). */
+void st_file_fold_out(struct st_file *f);
 
 /* The record for whatever fd refers to now (its link under /proc). Where
  * /proc cannot tell (not mounted, or a name longer than PATH_MAX) and

@@ -45,6 +45,7 @@ struct st_stream {
      * the general one splits what it delivers (ledger.h). */
     struct st_stream *carry;
     char *carry_base;
+    int carried; /* some stream's carry has named this one (never folded: fold.h) */
     /* glibc's "m" (mmap) mode maps the file on the stream's first read,
      * where no hook sees, and puts the read position at the stream's
      * offset then: that offset, as the last wrapped call left it (ledger.h). */

@@ -242,6 +242,7 @@ __attribute__((noinline)) static struct st_stream *stream_current_slow(FILE *fp,
              * they are still the first file's. */
             int again = s->carry && fp->_IO_read_base == s->carry_base;
             n->carry = again ? s->carry : s;
+            n->carry->carried = 1;
             n->carry_base = fp->_IO_read_base;
             n->mark_site = s->mark_site;
         }

@@ -4,10 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "labels.h"
 #include "units.h"
 #include "warn.h"
 
 struct st_config st_config;
+
+static char labels_buf[ST_LABELS_BYTES];
 
 void st_config_load(void (*load_trace)(void), void (*load_output)(void))
 {
@@ -49,6 +52,17 @@ void st_config_load(void (*load_trace)(void), void (*load_output)(void))
                     "1000000; using %d", v, ST_REPORT_FILES_DEFAULT);
         else
             st_config.report_files = n;
+    }
+    v = getenv("SEEKTRACE_LABELS");
+    st_config.labels = labels_buf;
+    st_config.labels_len = 0;
+    if (v && *v) {
+        size_t len = 0, at;
+        const char *why = st_labels_add(v, labels_buf, sizeof labels_buf, &len, &at);
+        if (why)
+            st_warn("SEEKTRACE_LABELS=%s: %s (at byte %zu); no labels are recorded", v, why, at);
+        else
+            st_config.labels_len = (unsigned)len;
     }
     load_trace();
     v = getenv("SEEKTRACE_BUFSIZE");

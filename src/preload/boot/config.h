@@ -22,6 +22,8 @@ struct st_config {
     unsigned long long bufsize; /* SEEKTRACE_BUFSIZE: forced stream buffer, 0 = off */
     const char *trace_dir;  /* SEEKTRACE_TRACE: absolute directory, NULL = no trace */
     unsigned long long trace_max; /* SEEKTRACE_TRACE_MAX: size cap of a trace's events */
+    const char *labels;     /* SEEKTRACE_LABELS encoded (labels.h): "k=v\0k=v\0" */
+    unsigned labels_len;    /* its bytes, 0 = none */
     int trace_tsc;          /* SEEKTRACE_TRACE_CLOCK: 0 = clock_gettime only (monotonic),
                              * 1 = the TSC where safe (auto, the default) */
 };

@@ -13,6 +13,8 @@
 #include "cells.h"
 #include "bulk.h"
 #include "config.h"
+#include "file_row.h"
+#include "fold.h"
 #include "files.h"
 #include "findings.h"
 #include "glibc_compat.h"
@@ -104,14 +106,6 @@ static void sync_open_streams(void)
         _IO_list_unlock();
 }
 
-static size_t count_streams(const struct st_file *f)
-{
-    size_t n = 0;
-    for (const struct st_stream *s = f->streams; s; s = s->next_in_file)
-        n++;
-    return n;
-}
-
 /* Symbolized once per site, whatever the number of files it touched. */
 static const struct st_report_frame *symbols_of(struct st_site *s)
 {
@@ -174,42 +168,12 @@ static void fill_sites(struct st_report_file *rf, const struct st_file *f,
             add_to_site(rf, cap, c);
 }
 
-/* rf's counts and streams, its streams in room for count_streams(f). */
-static void fill_file(struct st_report_file *rf, const struct st_file *f,
-                      struct st_report_stream *room)
-{
-    memset(rf, 0, sizeof *rf);
-    rf->path = f->path;
-    st_cells_total(f->direct_cells, &rf->counts);
-    st_record_handler_totals(f, &rf->counts);
-    rf->streams = room;
-    for (const struct st_stream *s = f->streams; s && rf->streams; s = s->next_in_file) {
-        struct st_counts total;
-        memset(&total, 0, sizeof total);
-        st_cells_total(s->cells, &total);
-        if (!st_counts_any(&total))
-            continue;
-        struct st_report_stream *rs = &rf->streams[rf->nstreams++];
-        rs->fd = s->fd;
-        rs->buffer_size = s->buffer_size;
-        rs->requested_buffer_size = s->requested_buffer_size;
-        rs->mode = s->mode;
-        rs->origin = s->origin;
-        rs->caveat = s->caveat;
-        rs->counts = total;
-        st_whatif_stream_counts(&s->whatif, &rs->counts);
-        rs->counts.whatif_4k_kernel_read_bytes += s->folded_whatif_predicted;
-        rs->counts.whatif_4k_recorded_bytes += s->folded_whatif_recorded;
-        st_counts_add(&rf->counts, &rs->counts);
-    }
-}
-
 /* A file's whole row, in memory of its own, when it has anything to show. */
 static void keep_row(struct st_report *r, const struct st_file *f)
 {
     struct st_report_file *rf = &r->files[r->nfiles];
-    size_t n = count_streams(f), cap = count_cells(f);
-    fill_file(rf, f, n ? st_alloc(n * sizeof *rf->streams) : NULL);
+    size_t n = st_file_row_streams(f), cap = count_cells(f);
+    st_file_row_fill(rf, f, n ? st_alloc(n * sizeof *rf->streams) : NULL);
     if (!st_counts_any(&rf->counts))
         return;
     fill_sites(rf, f, cap ? st_alloc(cap * sizeof *rf->sites) : NULL, cap);
@@ -279,9 +243,9 @@ static void offer_pairs(struct selection *sel, struct st_report_file *rf, const 
 static void rank_one(struct selection *sel, const struct st_file *f, struct scratch *sc)
 {
     struct st_report_file rf;
-    size_t n = count_streams(f);
+    size_t n = st_file_row_streams(f);
     sc->streams = room_for(sc->streams, &sc->nstreams, n, sizeof *sc->streams);
-    fill_file(&rf, f, n <= sc->nstreams ? sc->streams : NULL);
+    st_file_row_fill(&rf, f, n <= sc->nstreams ? sc->streams : NULL);
     if (!st_counts_any(&rf.counts))
         return;
     sel->active++;
@@ -338,6 +302,7 @@ static int keep_all(struct st_report *r)
         return -1;
     for (struct st_file *f = st_files_first(); f; f = f->next_all)
         keep_row(r, f);
+    r->nfiles_other = st_fold_add_totals(&r->other);
     return 0;
 }
 
@@ -360,6 +325,7 @@ static int select_rows(struct st_report *r)
     struct scratch sc = {0};
     for (struct st_file *f = st_files_first(); f; f = f->next_all)
         rank_one(&sel, f, &sc);
+    sel.active += st_fold_add_totals(&sel.all); /* closed files summed as they closed */
     r->json_rows_bounded = !text;
     return keep_selected(r, &sel);
 }

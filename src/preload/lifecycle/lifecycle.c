@@ -9,6 +9,7 @@
 #include "config.h"
 #include "exit_report.h"
 #include "files.h"
+#include "fold.h"
 #include "ledger.h"
 #include "own_fds.h"
 #include "registry_lock.h"
@@ -32,6 +33,7 @@ void st_lifecycle_child(void)
     st_cells_new_epoch();
     st_pairs_forget();
     st_files_reset();
+    st_fold_reset();
     st_streams_settle_marks();
     st_report_reset_in_child();
     st_own_fds_child();

@@ -24,6 +24,7 @@
 #include "ensure_init.h"
 #include "exit_report.h"
 #include "files.h"
+#include "fold.h"
 #include "lifecycle.h"
 #include "streams.h"
 
@@ -68,6 +69,7 @@ void st_lifecycle_exec_failed(int reported)
         return;
     int e = errno;
     st_files_zero_counts();
+    st_fold_reset();
     st_report_reset_in_child(); /* the next report is a new one */
     errno = e;
 }

@@ -56,3 +56,15 @@ void st_chains_add(struct st_chains *t, unsigned hash, void *entry)
     push(t, t->current, hash, entry);
     t->count++;
 }
+
+void st_chains_remove(struct st_chains *t, unsigned hash, void *entry)
+{
+    struct st_chain_level *l = t->current;
+    for (void **at = &l->buckets[hash & l->mask]; *at; at = link_of(t, *at))
+        if (*at == entry) {
+            *at = *link_of(t, entry);
+            *link_of(t, entry) = NULL;
+            t->count--;
+            return;
+        }
+}

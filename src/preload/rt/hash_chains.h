@@ -69,4 +69,10 @@ static inline void *st_chains_next(const struct st_chains *t, const void *entry)
  * the registry lock and has made sure the entry is not there. */
 void st_chains_add(struct st_chains *t, unsigned hash, void *entry);
 
+/* Takes entry, added under `hash`, out of its chain. Only while the process
+ * has one thread and the caller holds the registry lock: a reader walking
+ * the chain meanwhile could follow the entry's link wherever its next use
+ * puts it. */
+void st_chains_remove(struct st_chains *t, unsigned hash, void *entry);
+
 #endif

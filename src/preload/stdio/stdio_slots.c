@@ -537,6 +537,10 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
     const struct st_fd *e = st_fd_get(fp->_fileno);
     st_record_write(write_counts(s), r);
     st_desc_wrote(st_fd_desc(e), r); /* O_APPEND ("a", "a+"): the end, unknown */
+    /* A stream that only writes never refills: its buffer is first seen
+     * here (else the report says "no buffer yet" of a stream that wrote). */
+    if (st_stream_observe_buffer(s, fp))
+        st_trace_buffer(s);
     st_self.busy--;
     errno = err;
     return r;

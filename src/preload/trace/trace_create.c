@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "bulk.h"
+#include "config.h"
 #include "proc_self.h"
 #include "trace_clock.h"
 #include "trace_codec.h"
@@ -118,6 +119,8 @@ static size_t build_info(void)
     if (syscall(SYS_uname, &u) == 0)
         p = info_record(p, ST_TRACE_INFO_HOST, u.nodename,
                         st_tw_bounded_len(u.nodename, sizeof u.nodename));
+    if (st_config.labels_len)
+        p = info_record(p, ST_TRACE_INFO_LABELS, st_config.labels, st_config.labels_len);
     if (st_tw_paths.parent_path[0])
         p = info_record(p, ST_TRACE_INFO_PARENT_TRACE, st_tw_paths.parent_path,
                         strlen(st_tw_paths.parent_path));

@@ -20,6 +20,7 @@
 #include "fdtable.h"
 #include "lifecycle.h"
 #include "files.h"
+#include "fold.h"
 #include "real.h"
 #include "record.h"
 #include "sync.h"
@@ -223,7 +224,7 @@ ST_EXPORT(int, close, (int fd))
     /* Forgotten before the kernel frees the number: after, another thread's
      * open could take it first, and this would forget that thread's file.
      * Linux releases the descriptor even when close reports an error. */
-    AFTER(st_fd_closed(fd));
+    AFTER(st_fd_closed(fd); st_fold_offer_closed());
     return ST_REAL(close)(fd);
 }
 

@@ -14,6 +14,7 @@
 #include "bufsize.h"
 #include "export.h"
 #include "fdtable.h"
+#include "fold.h"
 #include "infer.h"
 #include "ledger.h"
 #include "ops.h"
@@ -481,6 +482,7 @@ ST_EXPORT(int, ungetc, (int ch, FILE *fp))
         }                                                                            \
         if (s)                                                                       \
             st_stream_retire(s);                                                     \
+        st_fold_offer_closed();                                                       \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
         return r;                                                                    \
