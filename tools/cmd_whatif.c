@@ -68,33 +68,6 @@ struct opts {
     int json;
 };
 
-/* Four numbers separated by commas, nothing after them: 0, or -1. */
-static int parse_four(const char *v, double *out[4])
-{
-    const char *p = v;
-    for (int k = 0; k < 4; k++) {
-        char *end;
-        *out[k] = strtod(p, &end);
-        if (end == p || *end != (k < 3 ? ',' : '\0'))
-            return -1;
-        p = end + 1;
-    }
-    return 0;
-}
-
-static void parse_cost(struct opts *o, const char *v)
-{
-    struct st_cost_model *m = &o->cost;
-    double *fields[4] = {&m->read_ns, &m->lseek_ns, &m->fstat_ns, &m->byte_ns};
-    if (parse_four(v, fields) != 0)
-        tool_usage_error("whatif", "--cost takes four numbers R,L,F,B, not '%s'", v);
-    snprintf(m->source, sizeof m->source, "given with --cost");
-    const char *why = st_cost_invalid(m);
-    if (why)
-        tool_usage_error("whatif", "--cost: %s", why);
-    o->have_cost = 1;
-}
-
 /* Options may come before or after the traces; the traces are gathered at
  * the front of argv. Returns how many there are. */
 static int parse_args(struct opts *o, int argc, char **argv)
@@ -117,7 +90,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
         } else if (opt_value("whatif", argc, argv, &i, "--calibration", &v)) {
             o->calibration = v;
         } else if (opt_value("whatif", argc, argv, &i, "--cost", &v)) {
-            parse_cost(o, v);
+            cost_model_parse("whatif", v, &o->cost);
+            o->have_cost = 1;
         } else if (!strcmp(a, "--json")) {
             o->json = 1;
         } else {
@@ -127,31 +101,6 @@ static int parse_args(struct opts *o, int argc, char **argv)
     if (!ntraces)
         tool_usage_error("whatif", "no trace given");
     return ntraces;
-}
-
-/* The cost model: given, stored, or measured now. A stored file that is
- * corrupt is an error (a silent fallback would hide it); a missing one is
- * not. */
-static void load_cost(struct opts *o)
-{
-    if (o->have_cost)
-        return;
-    char path[4096], err[512];
-    const char *p = o->calibration;
-    if (!p && st_cost_default_path(path, sizeof path) == 0)
-        p = path;
-    if (p) {
-        if (st_cost_load(&o->cost, p, err, sizeof err) == 0)
-            return;
-        if (o->calibration || errno != ENOENT)
-            tool_bad_input("%s", err);
-    }
-    struct cost_measurement m;
-    if (cost_measure(1, &m, err, sizeof err) != 0)
-        tool_bad_input("no calibration stored and measuring one failed: %s", err);
-    o->cost = m.model;
-    snprintf(o->cost.source, sizeof o->cost.source,
-             "a quick calibration made now (run 'seektrace calibrate' to store a better one)");
 }
 
 /* ---- figures ---------------------------------------------------------------- */
@@ -542,7 +491,8 @@ int cmd_whatif(int argc, char **argv)
         inputs_free(&in);
         return rc;
     }
-    load_cost(&o);
+    if (!o.have_cost)
+        cost_model_pick(o.calibration, &o.cost);
     struct whatif w;
     struct whatif_writes ww;
     if (whatif_init(&w, o.sizes, o.nsizes) != 0 || whatif_writes_init(&ww, o.sizes, o.nsizes) != 0)
