@@ -876,6 +876,15 @@ def case_report_write_sites(ctx):
     mine = [x for x in sites if x["path"] == out]
     expect(sum(x["write_syscalls"] for x in mine) == w and
            sum(x["kernel_write_bytes"] for x in mine) == theirs.kernel_write_bytes, f"{mine}")
+    # A run that writes nothing (cmp of a file with itself: no output) has
+    # no write columns in either table.
+    traces, reports, _ = ctx.traced(["cmp", ctx.bin, ctx.bin], name="cmp",
+                                    env={"SEEKTRACE_FORMAT": "text"})
+    (text,) = [open(p, encoding="utf-8").read() for p in glob.glob(os.path.join(reports, "*"))]
+    head = [l for l in text.splitlines() if l.rstrip().endswith("call site -> file")]
+    expect(len(head) == 1 and "writes" not in head[0], text)
+    table, _ = ctx.st("report", "--by", "site", traces_in(traces)[0])
+    expect("reads" in table.splitlines()[0] and "writes" not in table.splitlines()[0], table)
 
 
 def case_check_formats(ctx):
