@@ -6,7 +6,9 @@
  *   bench_io fgets FILE [PASSES]   fgets() into a 1 KiB line buffer
  *   bench_io fread FILE [PASSES]   sequential fread() of 1 MiB blocks
  *   bench_io fputc FILE BYTES      fputc() per byte into FILE (truncated)
- *   bench_io fprintf FILE LINES    fprintf() per line ("%ld %s\n", 24 bytes)
+ *   bench_io fprintf FILE LINES    fprintf() per line ("%ld %s\n", 23 bytes)
+ *   bench_io unbuffered FILE LINES the same lines on a stream set _IONBF:
+ *                                  a write syscall per line
  *   bench_io write FILE [COUNT]    COUNT unbuffered write()s of 16 bytes to
  *                                  FILE, made afresh (default 200,000)
  *
@@ -29,12 +31,15 @@ static void die(const char *what)
     exit(2);
 }
 
-/* The writers: `count` bytes by fputc, or lines by fprintf. */
+/* The writers: `count` bytes by fputc, or lines by fprintf (unbuffered:
+ * on a stream set _IONBF). */
 static int write_mode(const char *mode, const char *path, long count)
 {
     FILE *fp = fopen(path, "w");
     if (!fp)
         die(path);
+    if (strcmp(mode, "unbuffered") == 0 && setvbuf(fp, NULL, _IONBF, 0) != 0)
+        die("setvbuf");
     unsigned long long bytes = 0, calls = 0, check = 0;
     if (strcmp(mode, "fputc") == 0) {
         for (long i = 0; i < count; i++)
@@ -81,7 +86,7 @@ int main(int argc, char **argv)
 {
     if (argc < 3 || argc > 4) {
         fprintf(stderr, "usage: bench_io getc|fgetc|getc_unlocked|fgets|fread FILE [PASSES]\n"
-                        "       bench_io fputc|fprintf FILE COUNT\n"
+                        "       bench_io fputc|fprintf|unbuffered FILE COUNT\n"
                         "       bench_io write FILE [COUNT]\n");
         return 2;
     }
@@ -89,7 +94,8 @@ int main(int argc, char **argv)
     if (strcmp(mode, "write") == 0)
         return small_writes(argv[2], argc == 4 ? strtol(argv[3], NULL, 0) : 200000);
     long passes = argc == 4 ? strtol(argv[3], NULL, 0) : 1;
-    if (strcmp(mode, "fputc") == 0 || strcmp(mode, "fprintf") == 0)
+    if (strcmp(mode, "fputc") == 0 || strcmp(mode, "fprintf") == 0 ||
+        strcmp(mode, "unbuffered") == 0)
         return write_mode(mode, argv[2], passes);
     FILE *fp = fopen(argv[2], "r");
     if (!fp)

@@ -6,7 +6,8 @@
 #
 #   ./scripts/coverage.sh              # into build-coverage/ (COVERAGE_BUILD_DIR)
 set -euo pipefail
-SEEKTRACE_EXTRA_PACKAGES="gcovr ${SEEKTRACE_EXTRA_PACKAGES:-}"
+# gcovr for the figures; chromium for html.browser, as scripts/test.sh.
+SEEKTRACE_EXTRA_PACKAGES="gcovr chromium ${SEEKTRACE_EXTRA_PACKAGES:-}"
 SEEKTRACE_CMAKE_ARGS=(-DSEEKTRACE_COVERAGE=ON)
 BUILD_DIR=${COVERAGE_BUILD_DIR:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/build-coverage}
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"

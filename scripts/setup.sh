@@ -36,8 +36,9 @@ if [ ${#missing[@]} -gt 0 ]; then
   fi
   echo "seektrace: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
-  apt-get update -qq
-  apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  # Other installs may hold dpkg's lock for a while: wait for it.
+  apt-get -o DPkg::Lock::Timeout=600 update -qq
+  apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
 # SEEKTRACE_CMAKE_ARGS: an array of extra configure options from the caller.

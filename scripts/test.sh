@@ -3,10 +3,13 @@
 # build (its strace comparisons under Debian 13's and sid's glibc too), the
 # strace comparisons again on the portable build (built against Debian 11's
 # glibc 2.31) under 2.31, the machine's 2.36 and 2.43, then the core's
-# unit tests and the reliability suite again on an ASan+UBSan build of the
-# library, the tools and the core, and the reliability cases ASan cannot run
-# beside on an UBSan-only build.
+# unit tests, the reliability suite and the html pages again on an
+# ASan+UBSan build of the library, the tools and the core, and the
+# reliability cases ASan cannot run beside on an UBSan-only build.
 set -euo pipefail
+# html.browser (tests/html) renders pages in Debian's chromium: the suite's
+# alone (the build does not need it), installed by setup.sh when missing.
+export SEEKTRACE_EXTRA_PACKAGES="${SEEKTRACE_EXTRA_PACKAGES:-} chromium"
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh"
 # Where the time goes, one line a phase (bash's SECONDS counts from the start).
 phase_done() { echo "seektrace test: $1 done at ${SECONDS} s" >&2; }
@@ -46,18 +49,18 @@ PORTABLE_BUILD_DIR=$PORTABLE_DIR "$SEEKTRACE_ROOT/scripts/portable.sh" \
    -E '^(model\.validate|glibc\.(trixie|sid)\.model\.validate)$')
 phase_done "portable build and suite"
 
-# Only what the unit and reliability tests run is built: the library, the
-# command, the demo program, the trace file's unit tests (tests/cli) and the
-# programs of tests/unit and tests/reliability (the whole tree took a third
-# of this phase).
+# Only what the unit, reliability and html tests run is built: the library,
+# the command, the demo program, the trace file's unit tests and the forker
+# (tests/cli), and the programs of tests/unit and tests/reliability (the
+# whole tree took a third of this phase).
 ASAN_DIR=${ASAN_BUILD_DIR:-$SEEKTRACE_ROOT/build-asan}
 cmake -S "$SEEKTRACE_ROOT" -B "$ASAN_DIR" -DCMAKE_BUILD_TYPE=Debug -DSEEKTRACE_SANITIZE=ON >/dev/null
 cmake --build "$ASAN_DIR" -j"$(nproc)" --target seektrace seektrace_cli fseek2006 \
-  test_trace_codec test_trace_reader test_trace_model
+  test_trace_codec test_trace_reader test_trace_model cli_forker
 make -C "$ASAN_DIR/tests/unit" -j"$(nproc)" --no-print-directory
 make -C "$ASAN_DIR/tests/reliability" -j"$(nproc)" --no-print-directory
 cd "$ASAN_DIR"
-ctest --output-on-failure -j"$(nproc)" -R '^(unit|reliability)\.' -E '\.lint\.'
+ctest --output-on-failure -j"$(nproc)" -R '^(unit|reliability|html)\.' -E '\.lint\.'
 phase_done "ASan build and suite"
 
 # The reliability cases ASan cannot run beside (label asan-skip) under UBSan

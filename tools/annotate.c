@@ -27,6 +27,8 @@ static const struct {
     {"limit/amplification", "kernel bytes read per byte delivered exceed --max-amplification"},
     {"limit/read-syscalls", "read syscalls on a file exceed --max-read-syscalls"},
     {"limit/reread-bytes", "bytes read again exceed --max-reread-bytes"},
+    {"limit/write-syscalls-per-mib",
+     "write syscalls per MiB written to a file exceed --max-write-syscalls-per-mib"},
     {"baseline/grew", "a file or call site costs more than in the baseline run"},
     {"baseline/new", "a file or call site new since the baseline run wastes kernel reads"},
 };

@@ -32,6 +32,9 @@ static const char usage[] =
     "                          a file only written is not judged by this limit)\n"
     "  --max-read-syscalls N   at most N read syscalls per file\n"
     "  --max-reread-bytes B    at most B bytes read again (4k, 1M, 2G ...)\n"
+    "  --max-write-syscalls-per-mib N\n"
+    "                          at most N write syscalls per MiB written to a file\n"
+    "                          (kernel bytes; a file may always make one write)\n"
     "Baseline (a run of the same job to compare with; docs/ci.md):\n"
     "  --baseline OLD          OLD: a file from 'seektrace baseline save', or the\n"
     "                          traces or reports of the earlier run (file or DIR);\n"
@@ -53,7 +56,8 @@ static const char usage[] =
     "                          ('main (app.c:42)', 'parse+0x1c (libfoo.so)';\n"
     "                          repeatable), each on its own figures, instead of\n"
     "                          whole files; a GLOB no site matches is an error\n"
-    "  --min-bytes B           ignore files with fewer kernel bytes read than B\n"
+    "  --min-bytes B           ignore files with fewer kernel bytes read than B (for\n"
+    "                          --max-write-syscalls-per-mib: written)\n"
     "  --min-waste B           the amplification limit applies only where at least\n"
     "                          B bytes were read from the kernel and never delivered\n"
     "                          (default " CHECK_DEFAULT_MIN_WASTE_TEXT "; 0 judges every file)\n"
@@ -77,113 +81,11 @@ static const char usage[] =
     "the file, what is wrong and where), 3 no violation but --keep-going skipped\n"
     "inputs.\n";
 
-void check_opts_init(struct check_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    o->max_amplification = -1;
-    o->max_read_syscalls = -1;
-    o->max_reread_bytes = -1;
-    o->min_waste = CHECK_DEFAULT_MIN_WASTE;
-    o->format = "text";
-    o->max_growth = BASELINE_DEFAULT_GROWTH;
-    o->growth_floor = BASELINE_DEFAULT_FLOOR;
-    o->keys = calloc(1, sizeof *o->keys);
-    if (!o->keys)
-        tool_bad_input("out of memory");
-}
-
-void check_opts_free(struct check_opts *o)
-{
-    free(o->globs);
-    free(o->site_globs);
-    o->globs = o->site_globs = NULL;
-    if (o->keys)
-        baseline_keys_free(o->keys);
-    free(o->keys);
-    o->keys = NULL;
-}
-
-static void add_glob(const char ***list, size_t *n, const char *v)
-{
-    const char **g = realloc(*list, (*n + 1) * sizeof *g);
-    if (!g)
-        tool_bad_input("out of memory");
-    g[(*n)++] = v;
-    *list = g;
-}
-
-int check_opts_parse(struct check_opts *o, const char *cmd, int argc, char **argv, int *i)
-{
-    const char *v;
-    uint64_t size;
-    if (opt_value(cmd, argc, argv, i, "--max-amplification", &v)) {
-        char *end;
-        double x = strtod(v, &end);
-        if (*end == 'x' || *end == 'X')
-            end++;
-        if (*end || !(x >= 0) || !isfinite(x))
-            tool_usage_error(cmd, "--max-amplification takes a number like 10 or 2.5, not '%s'", v);
-        o->max_amplification = x;
-        o->any = 1;
-    } else if (opt_value(cmd, argc, argv, i, "--max-read-syscalls", &v)) {
-        char *end;
-        long long n = strtoll(v, &end, 10);
-        if (*end || n < 0)
-            tool_usage_error(cmd, "--max-read-syscalls takes a count, not '%s'", v);
-        o->max_read_syscalls = n;
-        o->any = 1;
-    } else if (opt_value(cmd, argc, argv, i, "--max-reread-bytes", &v)) {
-        if (st_parse_size(v, &size) != 0 || size > INT64_MAX)
-            tool_usage_error(cmd, "--max-reread-bytes takes a size like 0, 64k or 1M, not '%s'", v);
-        o->max_reread_bytes = (int64_t)size;
-        o->any = 1;
-    } else if (opt_value(cmd, argc, argv, i, "--min-bytes", &v)) {
-        if (st_parse_size(v, &size) != 0)
-            tool_usage_error(cmd, "--min-bytes takes a size like 4k or 1M, not '%s'", v);
-        o->min_bytes = size;
-    } else if (opt_value(cmd, argc, argv, i, "--min-waste", &v)) {
-        if (st_parse_size(v, &size) != 0)
-            tool_usage_error(cmd, "--min-waste takes a size like 0, 64k or 1M, not '%s'", v);
-        o->min_waste = size;
-    } else if (opt_value(cmd, argc, argv, i, "--file", &v)) {
-        add_glob(&o->globs, &o->nglobs, v);
-    } else if (opt_value(cmd, argc, argv, i, "--site", &v)) {
-        add_glob(&o->site_globs, &o->nsite_globs, v);
-    } else if (opt_value(cmd, argc, argv, i, "--baseline", &v)) {
-        o->baseline = v;
-        o->any = 1;
-    } else if (opt_value(cmd, argc, argv, i, "--max-growth", &v)) {
-        char *end;
-        double pct = strtod(v, &end);
-        if (*end == '%')
-            end++;
-        if (*end || !(pct >= 0) || !isfinite(pct))
-            tool_usage_error(cmd, "--max-growth takes a percentage like 10 or 2.5, not '%s'", v);
-        o->max_growth = pct / 100;
-    } else if (opt_value(cmd, argc, argv, i, "--growth-floor", &v)) {
-        if (st_parse_size(v, &size) != 0)
-            tool_usage_error(cmd, "--growth-floor takes a size like 0, 64k or 1M, not '%s'", v);
-        o->growth_floor = size;
-    } else if (opt_value(cmd, argc, argv, i, "--source-root", &v)) {
-        o->source_root = v;
-    } else if (baseline_keys_parse(o->keys, cmd, argc, argv, i)) {
-        return 1;
-    } else if (opt_value(cmd, argc, argv, i, "--format", &v)) {
-        if (strcmp(v, "text") != 0 && strcmp(v, "json") != 0 && strcmp(v, "junit") != 0 &&
-            !annotations_format(v))
-            tool_usage_error(cmd, "--format takes text, json, junit, sarif, github or gitlab, "
-                                  "not '%s'", v);
-        o->format = v;
-    } else {
-        return 0;
-    }
-    return 1;
-}
-
 struct violation {
     char *path, *cmd, *site, *source;
     long pid;
-    const char *limit;  /* "amplification", "read_syscalls", "reread_bytes" */
+    const char *limit;  /* "amplification", "read_syscalls", "reread_bytes",
+                         * "write_syscalls_per_mib" */
     double value, max;
     struct st_counts c; /* the file's (or site's) figures (by_call unused) */
     char *what;         /* the line printed */
@@ -230,7 +132,8 @@ static int wanted(struct cctx *c, const struct st_report_file *f)
     const struct check_opts *o = c->o;
     if (o->nglobs && !glob_match(o->globs, o->nglobs, c->glob_hits, f->path))
         return 0;
-    return f->counts.kernel_read_bytes >= o->min_bytes;
+    return f->counts.kernel_read_bytes >= o->min_bytes ||
+           (o->max_write_syscalls_per_mib >= 0 && f->counts.kernel_write_bytes >= o->min_bytes);
 }
 
 /* What is judged: a file, or one of its call sites (--site). */
@@ -277,6 +180,9 @@ static void add_violation(struct cctx *c, const struct process *p, const struct 
         snprintf(head, sizeof head, "%s read syscall%s exceed%s %s",
                  st_fmt_count(n1, sizeof n1, (uint64_t)value), value == 1 ? "" : "s",
                  value == 1 ? "s" : "", st_fmt_count(m, sizeof m, (uint64_t)max));
+    } else if (strcmp(limit, "write_syscalls_per_mib") == 0) {
+        rule = "limit/write-syscalls-per-mib";
+        snprintf(head, sizeof head, "%.1f write syscalls per MiB exceed %g", value, max);
     } else {
         rule = "limit/reread-bytes";
         snprintf(head, sizeof head, "%s re-read exceeds %s",
@@ -284,12 +190,24 @@ static void add_violation(struct cctx *c, const struct process *p, const struct 
     }
     char line[2048];
     const char *where = !s->site ? "" : c->o->nsite_globs ? "; site: " : "; worst site: ";
-    snprintf(line, sizeof line,
-             "%s: %s: pid %ld (%s): %s read from the kernel in %s read syscall%s to deliver %s%s%s",
-             s->file->path, head, p->report.pid, cmd,
-             st_fmt_bytes(b1, sizeof b1, s->k->kernel_read_bytes),
-             st_fmt_count(n1, sizeof n1, s->k->read_syscalls), s->k->read_syscalls == 1 ? "" : "s",
-             st_fmt_bytes(b2, sizeof b2, s->k->delivered_bytes), where, s->site ? s->site : "");
+    if (strcmp(limit, "write_syscalls_per_mib") == 0)
+        snprintf(line, sizeof line,
+                 "%s: %s: pid %ld (%s): %s written to the kernel in %s write syscall%s, %s "
+                 "handed over%s%s",
+                 s->file->path, head, p->report.pid, cmd,
+                 st_fmt_bytes(b1, sizeof b1, s->k->kernel_write_bytes),
+                 st_fmt_count(n1, sizeof n1, s->k->write_syscalls),
+                 s->k->write_syscalls == 1 ? "" : "s",
+                 st_fmt_bytes(b2, sizeof b2, s->k->written_bytes), where, s->site ? s->site : "");
+    else
+        snprintf(line, sizeof line,
+                 "%s: %s: pid %ld (%s): %s read from the kernel in %s read syscall%s to deliver "
+                 "%s%s%s",
+                 s->file->path, head, p->report.pid, cmd,
+                 st_fmt_bytes(b1, sizeof b1, s->k->kernel_read_bytes),
+                 st_fmt_count(n1, sizeof n1, s->k->read_syscalls),
+                 s->k->read_syscalls == 1 ? "" : "s",
+                 st_fmt_bytes(b2, sizeof b2, s->k->delivered_bytes), where, s->site ? s->site : "");
     v->what = strdup(line);
     if (annotations_format(c->o->format)) {
         struct annotation a = {
@@ -358,7 +276,25 @@ static void add_case(struct cctx *c, const struct process *p, const struct subje
 
 static int limits_given(const struct check_opts *o)
 {
-    return o->max_amplification >= 0 || o->max_read_syscalls >= 0 || o->max_reread_bytes >= 0;
+    return o->max_amplification >= 0 || o->max_read_syscalls >= 0 || o->max_reread_bytes >= 0 ||
+           o->max_write_syscalls_per_mib >= 0;
+}
+
+/* Write syscalls per MiB written to the kernel; a file may always make one
+ * write (however few its bytes, it cannot make fewer), so a write limit
+ * fails only past max(1, N x MiB written). Files the read limits select
+ * by --min-bytes are selected here by kernel bytes written instead. */
+static void judge_writes(struct cctx *c, const struct process *p, const struct subject *s)
+{
+    const struct st_counts *k = s->k;
+    double n = c->o->max_write_syscalls_per_mib;
+    if (!k->write_syscalls || s->file->counts.kernel_write_bytes < c->o->min_bytes)
+        return;
+    double mib = (double)k->kernel_write_bytes / (1024.0 * 1024.0);
+    double allowed = fmax(1.0, ceil(n * mib));
+    if ((double)k->write_syscalls > allowed)
+        add_violation(c, p, s, "write_syscalls_per_mib",
+                      mib > 0 ? (double)k->write_syscalls / mib : INFINITY, n);
 }
 
 static void judge(struct cctx *c, const struct process *p, const struct subject *s)
@@ -386,6 +322,8 @@ static void judge(struct cctx *c, const struct process *p, const struct subject 
     if (o->max_reread_bytes >= 0 && k->reread_bytes > (uint64_t)o->max_reread_bytes)
         add_violation(c, p, s, "reread_bytes", (double)k->reread_bytes,
                       (double)o->max_reread_bytes);
+    if (o->max_write_syscalls_per_mib >= 0)
+        judge_writes(c, p, s);
     if (strcmp(o->format, "junit") == 0 && limits_given(o))
         add_case(c, p, s, before);
 }
@@ -535,6 +473,10 @@ static void print_json(FILE *f, const struct cctx *c)
         fprintf(f, "%s\"max_read_syscalls\":%" PRId64, comma++ ? "," : "", o->max_read_syscalls);
     if (o->max_reread_bytes >= 0)
         fprintf(f, "%s\"max_reread_bytes\":%" PRId64, comma++ ? "," : "", o->max_reread_bytes);
+    if (o->max_write_syscalls_per_mib >= 0) {
+        fprintf(f, "%s\"max_write_syscalls_per_mib\":", comma++ ? "," : "");
+        json_num(f, o->max_write_syscalls_per_mib);
+    }
     fprintf(f, "%s\"min_bytes\":%" PRIu64 ",\"min_waste\":%" PRIu64 "},\"checked\":{"
                "\"processes\":%zu,\"files\":%zu",
             comma ? "," : "", o->min_bytes, o->min_waste, c->processes, c->files);
@@ -560,9 +502,12 @@ static void print_json(FILE *f, const struct cctx *c)
         else
             fputs("null", f);
         fprintf(f, ",\"kernel_read_bytes\":%" PRIu64 ",\"delivered_bytes\":%" PRIu64
-                   ",\"read_syscalls\":%" PRIu64 ",\"reread_bytes\":%" PRIu64 ",\"message\":",
+                   ",\"read_syscalls\":%" PRIu64 ",\"reread_bytes\":%" PRIu64
+                   ",\"write_syscalls\":%" PRIu64 ",\"kernel_write_bytes\":%" PRIu64
+                   ",\"written_bytes\":%" PRIu64 ",\"message\":",
                 v->c.kernel_read_bytes, v->c.delivered_bytes, v->c.read_syscalls,
-                v->c.reread_bytes);
+                v->c.reread_bytes, v->c.write_syscalls, v->c.kernel_write_bytes,
+                v->c.written_bytes);
         json_str(f, v->what);
         fputc('}', f);
     }
@@ -767,7 +712,8 @@ int cmd_check(int argc, char **argv)
     }
     if (!o.any)
         tool_usage_error("check", "give at least one limit (--max-amplification, "
-                                  "--max-read-syscalls, --max-reread-bytes) or --baseline");
+                                  "--max-read-syscalls, --max-reread-bytes, "
+                                  "--max-write-syscalls-per-mib) or --baseline");
     if (!npos)
         tool_usage_error("check", "no trace, directory or report given");
     struct inputs in;

@@ -327,6 +327,9 @@ static void row_op(struct ex *x, const struct st_trace_event *ev)
     case ST_OP_OTHER:
         if (ev->call >= 0)
             fprintf(f, ",\"call\":\"%s\"", st_call_name((enum st_call)ev->call));
+        /* A writing call whose last byte was a newline (format 4.3). */
+        if (ev->op_flag)
+            fputs(",\"ends_line\":true", f);
         break;
     }
     fputs("}\n", f);

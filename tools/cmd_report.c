@@ -257,71 +257,17 @@ static int on_process(struct process *p, void *vctx)
         free(s);
     }
     merged_add(c->merged, &p->report);
-    if (c->nrows == c->caprows) {
-        c->caprows = c->caprows ? c->caprows * 2 : 64;
-        c->rows = realloc(c->rows, c->caprows * sizeof *c->rows);
-        if (!c->rows)
-            tool_bad_input("out of memory");
-    }
-    struct prow *row = &c->rows[c->nrows++];
-    memset(row, 0, sizeof *row);
-    row->pid = p->report.pid;
-    row->ppid = p->report.ppid;
-    snprintf(row->status, sizeof row->status, "%s", p->status);
-    argv_line(&p->report, row->cmd, sizeof row->cmd);
-    row->start = p->start_realtime_ns;
-    row->t = p->report.totals;
-    row->argc = p->report.argc;
-    row->argv = calloc((size_t)p->report.argc + 1, sizeof *row->argv);
-    for (int i = 0; row->argv && i < p->report.argc; i++)
-        row->argv[i] = strdup(p->report.argv[i]);
+    prow_push(&c->rows, &c->nrows, &c->caprows, p);
     c->loaded++;
     progress_step(c->loaded, 0);
     return 0;
 }
 
-/* Sites over all files, worst first. */
-struct srow {
-    const struct st_report_site *site;
-    const char *path;
-};
-
-static int worse_site(const void *a, const void *b)
-{
-    const struct st_counts *x = &((const struct srow *)a)->site->counts;
-    const struct st_counts *y = &((const struct srow *)b)->site->counts;
-    uint64_t wx = st_counts_wasted_bytes(x), wy = st_counts_wasted_bytes(y);
-    if (wx != wy)
-        return wx > wy ? -1 : 1;
-    uint64_t sx = x->read_syscalls + x->lseek_syscalls + x->write_syscalls;
-    uint64_t sy = y->read_syscalls + y->lseek_syscalls + y->write_syscalls;
-    if (sx != sy)
-        return sx > sy ? -1 : 1;
-    return strcmp(((const struct srow *)a)->path, ((const struct srow *)b)->path);
-}
-
-static uint64_t calls_of(const struct st_counts *c)
-{
-    uint64_t n = 0;
-    for (int k = 0; k < ST_CALL_COUNT; k++)
-        n += c->by_call[k].calls;
-    return n;
-}
-
 static void site_table(const struct st_report *m, const struct report_opts *o,
                        const struct skipped *skipped)
 {
-    size_t n = 0;
-    for (size_t i = 0; i < m->nfiles; i++)
-        n += m->files[i].nsites;
-    struct srow *rows = calloc(n ? n : 1, sizeof *rows);
-    if (!rows)
-        tool_bad_input("out of memory");
-    size_t k = 0;
-    for (size_t i = 0; i < m->nfiles; i++)
-        for (size_t s = 0; s < m->files[i].nsites; s++)
-            rows[k++] = (struct srow){&m->files[i].sites[s], m->files[i].path};
-    qsort(rows, n, sizeof *rows, worse_site);
+    size_t n;
+    struct srow *rows = site_rows(m, &n);
     /* Text shows the worst 20 and says how many more; JSON lists every site
      * unless --top asks for fewer. */
     size_t top = o->full ? n : o->top ? o->top : o->json ? n : 20;
@@ -374,19 +320,29 @@ static void site_table(const struct st_report *m, const struct report_opts *o,
         out_printf("}\n");
     } else {
         skipped_text(skipped);
-        out_printf("  %9s %11s %11s %9s %9s %9s  %s\n", "amplif.", "kernel read", "delivered",
-                   "reads", "lseeks", "calls", "site / file");
+        /* The write columns only when a site shown wrote. */
+        int writes = 0;
+        for (size_t i = 0; i < n && i < top; i++)
+            writes |= rows[i].site->counts.write_syscalls || rows[i].site->counts.written_bytes;
+        out_printf("  %9s %11s %11s %9s %9s", "amplif.", "kernel read", "delivered", "reads",
+                   "lseeks");
+        if (writes)
+            out_printf(" %11s %9s %11s", "handed over", "writes", "kernel wrote");
+        out_printf(" %9s  %s\n", "calls", "site / file");
         for (size_t i = 0; i < n && i < top; i++) {
             const struct st_report_site *s = rows[i].site;
             const struct st_counts *c = &s->counts;
             char a[32], b1[32], b2[32], n1[32], n2[32], n3[32], d[512];
-            out_printf("  %9s %11s %11s %9s %9s %9s  %s\n      %s\n",
-                       st_fmt_ratio(a, sizeof a, st_counts_amplification(c)),
+            out_printf("  %9s %11s %11s %9s %9s", st_fmt_ratio(a, sizeof a, st_counts_amplification(c)),
                        st_fmt_bytes(b1, sizeof b1, c->kernel_read_bytes),
                        st_fmt_bytes(b2, sizeof b2, c->delivered_bytes),
                        st_fmt_count(n1, sizeof n1, c->read_syscalls),
-                       st_fmt_count(n2, sizeof n2, c->lseek_syscalls),
-                       st_fmt_count(n3, sizeof n3, calls_of(c)),
+                       st_fmt_count(n2, sizeof n2, c->lseek_syscalls));
+            if (writes)
+                out_printf(" %11s %9s %11s", st_fmt_bytes(b1, sizeof b1, c->written_bytes),
+                           st_fmt_count(n1, sizeof n1, c->write_syscalls),
+                           st_fmt_bytes(b2, sizeof b2, c->kernel_write_bytes));
+            out_printf(" %9s  %s\n      %s\n", st_fmt_count(n3, sizeof n3, calls_of(c)),
                        st_frame_describe(s->nframes ? &s->frames[0] : NULL, d, sizeof d),
                        rows[i].path);
         }
@@ -396,88 +352,6 @@ static void site_table(const struct st_report *m, const struct report_opts *o,
             out_printf("  ... and %zu more sites (--top N shows more)\n", n - top);
     }
     free(rows);
-}
-
-static int by_start(const void *a, const void *b)
-{
-    const struct prow *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->pid < y->pid ? -1 : x->pid > y->pid;
-}
-
-/* Rows in tree order: each process after its parent (when the parent is
- * among them), siblings by start time; depth set for the table. */
-static void tree_order(struct prow *rows, size_t n)
-{
-    if (n < 2)
-        return;
-    qsort(rows, n, sizeof *rows, by_start);
-    size_t *parent = malloc(n * sizeof *parent), *out = malloc(n * sizeof *out);
-    size_t *stack = malloc(n * sizeof *stack);
-    struct prow *copy = malloc(n * sizeof *copy);
-    if (!parent || !out || !stack || !copy)
-        tool_bad_input("out of memory");
-    for (size_t i = 0; i < n; i++) {
-        parent[i] = (size_t)-1;
-        /* A process with that pid: the latest that began before this one,
-         * else any (a trace begins with its first read, not its process). */
-        for (size_t k = 0; k < n; k++)
-            if (k != i && rows[k].pid == rows[i].ppid &&
-                (parent[i] == (size_t)-1 || rows[k].start <= rows[i].start))
-                parent[i] = k;
-    }
-    size_t no = 0;
-    for (size_t root = 0; root < n; root++) {
-        if (parent[root] != (size_t)-1)
-            continue;
-        size_t sp = 0;
-        stack[sp++] = root;
-        rows[root].depth = 0;
-        while (sp) {
-            size_t i = stack[--sp];
-            out[no++] = i;
-            /* Children pushed latest-first so the earliest comes out first. */
-            for (size_t k = n; k-- > 0;)
-                if (parent[k] == i) {
-                    rows[k].depth = rows[i].depth + 1;
-                    stack[sp++] = k;
-                }
-        }
-    }
-    /* A cycle of reused pids would leave rows out: append them. */
-    char *seen = calloc(n, 1);
-    if (!seen)
-        tool_bad_input("out of memory");
-    for (size_t i = 0; i < no; i++)
-        seen[out[i]] = 1;
-    for (size_t i = 0; i < n && no < n; i++)
-        if (!seen[i])
-            out[no++] = i;
-    memcpy(copy, rows, n * sizeof *rows);
-    for (size_t i = 0; i < n; i++)
-        rows[i] = copy[out[i]];
-    free(seen);
-    free(parent);
-    free(out);
-    free(stack);
-    free(copy);
-}
-
-/* Inputs sorted by when their process started (traces), in given order
- * otherwise. */
-struct order {
-    char *path;
-    uint64_t start;
-    size_t given;
-};
-
-static int by_order(const void *a, const void *b)
-{
-    const struct order *x = a, *y = b;
-    if (x->start != y->start)
-        return x->start < y->start ? -1 : 1;
-    return x->given < y->given ? -1 : x->given > y->given;
 }
 
 static int stats(const struct report_opts *o, char **paths, size_t n)
@@ -534,18 +408,7 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
     if (o->stats)
         return stats(o, paths, n);
     /* Order by start time: a process tree reads top-down. */
-    struct order *ord = calloc(n ? n : 1, sizeof *ord);
-    if (!ord)
-        tool_bad_input("out of memory");
-    for (size_t i = 0; i < n; i++) {
-        long pid, ppid;
-        ord[i].path = paths[i];
-        ord[i].given = i;
-        if (peek_trace(paths[i], &pid, &ppid, &ord[i].start) != 0)
-            ord[i].start = UINT64_MAX; /* reports, and files load_file will explain */
-    }
-    qsort(ord, n, sizeof *ord, by_order);
-
+    size_t traces = inputs_by_start(paths, n);
     struct rctx c;
     memset(&c, 0, sizeof c);
     c.o = o;
@@ -554,20 +417,19 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
     struct load_opts lo = {o->from_events, 1};
     /* A single trace prints its own report; a single JSON file may hold
      * several processes, so it goes the merged way. */
-    c.single = n == 1 && ord[0].start != UINT64_MAX;
+    c.single = n == 1 && traces == 1;
     progress_start("reading traces", n);
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {
         char err[ST_TRACE_ERROR_MAX];
-        if (load_file(ord[i].path, &lo, on_process, &c, err) == 0)
+        if (load_file(paths[i], &lo, on_process, &c, err) == 0)
             continue;
         if (!o->keep_going)
             tool_bad_input("%s", err);
-        skipped_add(&c.skipped, ord[i].path, err);
+        skipped_add(&c.skipped, paths[i], err);
         bad++;
     }
     progress_end();
-    free(ord);
     if (n && bad == n)
         tool_bad_input("none of the %zu inputs could be read", n);
     if (c.single && o->by == BY_FILE) {
@@ -576,16 +438,10 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
     }
     if (o->json && o->by != BY_SITE)
         merged_json_start(&c);
-    tree_order(c.rows, c.nrows);
+    prow_tree_order(c.rows, c.nrows);
     /* The merged report speaks for the root of the tree. */
     struct st_report first;
-    memset(&first, 0, sizeof first);
-    if (c.nrows) {
-        first.pid = c.rows[0].pid;
-        first.ppid = c.rows[0].ppid;
-        first.argc = c.rows[0].argv ? c.rows[0].argc : 0;
-        first.argv = (const char *const *)c.rows[0].argv;
-    }
+    prow_first(c.rows, c.nrows, &first);
     struct st_report m;
     merged_report(c.merged, &m, c.nrows ? &first : NULL);
     size_t top = o->top ? o->top : 20;
@@ -653,12 +509,7 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
         }
     }
     merged_free(c.merged);
-    for (size_t i = 0; i < c.nrows; i++) {
-        for (int k = 0; c.rows[i].argv && k < c.rows[i].argc; k++)
-            free(c.rows[i].argv[k]);
-        free(c.rows[i].argv);
-    }
-    free(c.rows);
+    prows_free(c.rows, c.nrows);
     int rc = c.skipped.n ? EXIT_SKIPPED : 0;
     skipped_free(&c.skipped);
     return rc;

@@ -53,11 +53,14 @@ static const char usage[] =
     "                     seektrace report)\n"
     "  --check            check the run against the limits that follow (the same\n"
     "                     options as seektrace check: --max-amplification X,\n"
-    "                     --max-read-syscalls N, --max-reread-bytes B, --file GLOB,\n"
+    "                     --max-read-syscalls N, --max-reread-bytes B,\n"
+    "                     --max-write-syscalls-per-mib N, --file GLOB,\n"
     "                     --site GLOB, --min-bytes B, --min-waste B, --format\n"
     "                     text|json|junit); giving a limit implies --check. A\n"
     "                     JSON or JUnit result goes to stdout (or -o FILE), never\n"
     "                     into the report on stderr\n"
+    "  --html FILE        also write the report as a self-contained HTML page\n"
+    "                     (see seektrace html)\n"
     "  --label KEY=VALUE  record a label in every trace of the run (repeatable): a\n"
     "                     job id, commit or test name for fleet analysis (seektrace\n"
     "                     load). KEY: up to 64 of A-Z a-z 0-9 _ . -; VALUE: up to\n"
@@ -301,7 +304,8 @@ static void forward(int sig)
 /* run's options, up to the command; returns the command's index in argv,
  * or 0 after --help. */
 static int parse_options(int argc, char **argv, struct report_opts *ro, struct check_opts *co,
-                         const char **trace_dir, const char **output, int *quiet)
+                         const char **trace_dir, const char **output, const char **html,
+                         int *quiet)
 {
     int i = 1;
     for (; i < argc; i++) {
@@ -317,6 +321,8 @@ static int parse_options(int argc, char **argv, struct report_opts *ro, struct c
         } else if (opt_value("run", argc, argv, &i, "--output", &v) ||
                    opt_value("run", argc, argv, &i, "-o", &v)) {
             *output = v;
+        } else if (opt_value("run", argc, argv, &i, "--html", &v)) {
+            *html = v;
         } else if (strcmp(a, "--json") == 0) {
             ro->json = 1;
         } else if (opt_value("run", argc, argv, &i, "--label", &v)) {
@@ -395,6 +401,22 @@ static int report_and_check(const char *dir, const struct report_opts *ro,
     return check_rc;
 }
 
+/* run --html: the page of the run's traces (of none, when no process
+ * wrote one). */
+static void write_html(const char *dir, const char *html)
+{
+    struct html_opts o = {0};
+    if (!has_traces(dir)) {
+        html_paths(html, NULL, 0, &o);
+        return;
+    }
+    struct inputs in;
+    char *args[] = {(char *)dir};
+    inputs_collect(args, 1, &in);
+    html_paths(html, in.paths, in.n, &o);
+    inputs_free(&in);
+}
+
 int cmd_run(int argc, char **argv)
 {
     struct report_opts ro;
@@ -402,9 +424,9 @@ int cmd_run(int argc, char **argv)
     ro.by = BY_FILE;
     struct check_opts co;
     check_opts_init(&co);
-    const char *trace_dir = NULL, *output = NULL;
+    const char *trace_dir = NULL, *output = NULL, *html = NULL;
     int quiet = 0;
-    int i = parse_options(argc, argv, &ro, &co, &trace_dir, &output, &quiet);
+    int i = parse_options(argc, argv, &ro, &co, &trace_dir, &output, &html, &quiet);
     if (i == 0) {
         check_opts_free(&co);
         return 0;
@@ -509,6 +531,8 @@ int cmd_run(int argc, char **argv)
 
     int check_rc = report_and_check(dir, &ro, &co, output, quiet, cmd[0],
                                     exe && preload_ignored(exe, why, sizeof why, 0));
+    if (html)
+        write_html(dir, html);
     if (temporary)
         remove_tree(dir);
     else if (!quiet)

@@ -31,8 +31,9 @@ static const char usage[] =
     "and every stdio stream it opens given a buffer of that size\n"
     "(SEEKTRACE_BUFSIZE), and prints per size: median wall time, read and lseek\n"
     "syscalls, kernel bytes read, amplification (kernel bytes per byte\n"
-    "delivered) and the bytes the block device read ('-' where a file read has\n"
-    "no block device under it), summed over every process of the run.\n"
+    "delivered), the bytes the block device read ('-' where a file read has no\n"
+    "block device under it), and when the command wrote, its write syscalls and\n"
+    "kernel bytes written, summed over every process of the run.\n"
     "\n"
     "  --sizes LIST   comma-separated sizes: 512, 4k, 128KiB, 1M (powers of 1024);\n"
     "                 default 512,1k,2k,4k,8k,16k,32k,64k,128k,256k,512k,1M\n"
@@ -414,9 +415,14 @@ static void print_text(const struct sweep *s)
         used += (size_t)snprintf(cmd + used, sizeof cmd - used, "%s%s", a == s->cmd ? "" : " ", *a);
     out_printf("sweep of: %s (%ld run%s per size, median wall time%s)\n\n", cmd, s->reps,
                s->reps == 1 ? "" : "s", s->cold ? ", cold page cache" : "");
-    out_printf("%-10s %s%12s %14s %10s %14s %14s %14s\n", "  size", s->npolicies ? "   fadvise " : "",
+    /* The write columns only when some run wrote. */
+    int writes = 0;
+    for (size_t k = 0; k < nrows(s); k++)
+        writes |= median_run(s, k)->sum.write_syscalls != 0;
+    out_printf("%-10s %s%12s %14s %10s %14s %14s %14s", "  size", s->npolicies ? "   fadvise " : "",
                "wall time", "read syscalls", "lseeks", "kernel bytes", "amplification",
                "device bytes");
+    out_printf(writes ? " %14s %14s\n" : "\n", "write syscalls", "bytes written");
     for (size_t k = 0; k < nrows(s); k++) {
         const struct run *m = median_run(s, k);
         char size[32], reads[32], seeks[32], bytes[32], amp[32], dev[32], pol[16] = "";
@@ -431,9 +437,15 @@ static void print_text(const struct sweep *s)
             snprintf(dev, sizeof dev, "-");
         if (s->npolicies)
             snprintf(pol, sizeof pol, "%10s ", policies[s->policy[k / s->nsizes]]);
-        out_printf("%c%c%-8s %s%9.1f ms %14s %10s %14s %14s %14s\n", k == fastest ? '*' : ' ',
+        out_printf("%c%c%-8s %s%9.1f ms %14s %10s %14s %14s %14s", k == fastest ? '*' : ' ',
                    k == fewest ? '+' : ' ', size, pol, (double)m->wall_ns / 1e6, reads, seeks,
                    bytes, amp, dev);
+        if (writes) {
+            st_fmt_count(reads, sizeof reads, m->sum.write_syscalls);
+            st_fmt_bytes(bytes, sizeof bytes, m->sum.kernel_write_bytes);
+            out_printf(" %14s %14s", reads, bytes);
+        }
+        out_printf("\n");
     }
     out_printf("\n* fastest   + fewest kernel bytes\n");
     for (size_t i = 0; i < s->nfiles; i++)
@@ -481,9 +493,12 @@ static void print_json(const struct sweep *s)
         fprintf(f,
                 "],\"read_syscalls\":%" PRIu64 ",\"lseek_syscalls\":%" PRIu64
                 ",\"kernel_read_bytes\":%" PRIu64 ",\"delivered_bytes\":%" PRIu64
-                ",\"amplification\":%.6g,\"fastest\":%s,\"fewest_kernel_bytes\":%s}",
+                ",\"amplification\":%.6g,\"write_syscalls\":%" PRIu64
+                ",\"kernel_write_bytes\":%" PRIu64 ",\"written_bytes\":%" PRIu64
+                ",\"fastest\":%s,\"fewest_kernel_bytes\":%s}",
                 m->sum.read_syscalls, m->sum.lseek_syscalls, m->sum.kernel_read_bytes,
-                m->sum.delivered_bytes, st_counts_amplification(&m->sum),
+                m->sum.delivered_bytes, st_counts_amplification(&m->sum), m->sum.write_syscalls,
+                m->sum.kernel_write_bytes, m->sum.written_bytes,
                 k == fastest ? "true" : "false", k == fewest ? "true" : "false");
     }
     fprintf(f, "]}\n");

@@ -17,6 +17,7 @@
 #include "units.h"
 #include "whatif_replay.h"
 #include "whatif_reports.h"
+#include "whatif_writes.h"
 
 static const char usage[] =
     "usage: seektrace whatif [OPTIONS] TRACE|DIR|REPORT.json ...\n"
@@ -46,6 +47,10 @@ static const char usage[] =
     "proved). Every size is a buffer given with setvbuf, as 'seektrace sweep'\n"
     "gives it, so the two tables compare row for row.\n"
     "\n"
+    "Streams that wrote get a second table: the write syscalls and kernel bytes\n"
+    "written unbuffered and fully buffered at each size, from what each call\n"
+    "handed over and the calls that flushed; line buffered at the stream's size.\n"
+    "\n"
     "Given JSON reports (the library's, report --json, run --json) instead, which\n"
     "hold no calls to replay, it prints what they hold: each file's figures and\n"
     "the library's own 4 KiB prediction (JSON: seektrace.whatif-reports/1).\n"
@@ -62,33 +67,6 @@ struct opts {
     struct st_cost_model cost;
     int json;
 };
-
-/* Four numbers separated by commas, nothing after them: 0, or -1. */
-static int parse_four(const char *v, double *out[4])
-{
-    const char *p = v;
-    for (int k = 0; k < 4; k++) {
-        char *end;
-        *out[k] = strtod(p, &end);
-        if (end == p || *end != (k < 3 ? ',' : '\0'))
-            return -1;
-        p = end + 1;
-    }
-    return 0;
-}
-
-static void parse_cost(struct opts *o, const char *v)
-{
-    struct st_cost_model *m = &o->cost;
-    double *fields[4] = {&m->read_ns, &m->lseek_ns, &m->fstat_ns, &m->byte_ns};
-    if (parse_four(v, fields) != 0)
-        tool_usage_error("whatif", "--cost takes four numbers R,L,F,B, not '%s'", v);
-    snprintf(m->source, sizeof m->source, "given with --cost");
-    const char *why = st_cost_invalid(m);
-    if (why)
-        tool_usage_error("whatif", "--cost: %s", why);
-    o->have_cost = 1;
-}
 
 /* Options may come before or after the traces; the traces are gathered at
  * the front of argv. Returns how many there are. */
@@ -112,7 +90,8 @@ static int parse_args(struct opts *o, int argc, char **argv)
         } else if (opt_value("whatif", argc, argv, &i, "--calibration", &v)) {
             o->calibration = v;
         } else if (opt_value("whatif", argc, argv, &i, "--cost", &v)) {
-            parse_cost(o, v);
+            cost_model_parse("whatif", v, &o->cost);
+            o->have_cost = 1;
         } else if (!strcmp(a, "--json")) {
             o->json = 1;
         } else {
@@ -122,31 +101,6 @@ static int parse_args(struct opts *o, int argc, char **argv)
     if (!ntraces)
         tool_usage_error("whatif", "no trace given");
     return ntraces;
-}
-
-/* The cost model: given, stored, or measured now. A stored file that is
- * corrupt is an error (a silent fallback would hide it); a missing one is
- * not. */
-static void load_cost(struct opts *o)
-{
-    if (o->have_cost)
-        return;
-    char path[4096], err[512];
-    const char *p = o->calibration;
-    if (!p && st_cost_default_path(path, sizeof path) == 0)
-        p = path;
-    if (p) {
-        if (st_cost_load(&o->cost, p, err, sizeof err) == 0)
-            return;
-        if (o->calibration || errno != ENOENT)
-            tool_bad_input("%s", err);
-    }
-    struct cost_measurement m;
-    if (cost_measure(1, &m, err, sizeof err) != 0)
-        tool_bad_input("no calibration stored and measuring one failed: %s", err);
-    o->cost = m.model;
-    snprintf(o->cost.source, sizeof o->cost.source,
-             "a quick calibration made now (run 'seektrace calibrate' to store a better one)");
 }
 
 /* ---- figures ---------------------------------------------------------------- */
@@ -270,7 +224,87 @@ static void text_file(const struct opts *o, const struct whatif *w, const struct
     out_printf("\n");
 }
 
-static void print_text(const struct opts *o, const struct whatif *w)
+/* ---- writes --------------------------------------------------------------- */
+
+static void text_write_row(const char *mark, const char *label, const struct whatif_write_cost *c)
+{
+    char n[32], b[32];
+    out_printf("%-2s %-14s %14s %14s\n", mark, label,
+               st_fmt_count(n, sizeof n, c->write_syscalls),
+               st_fmt_bytes(b, sizeof b, c->kernel_write_bytes));
+}
+
+static void text_writes(const struct whatif_writes *ww)
+{
+    for (size_t i = 0; i < ww->nfiles; i++) {
+        const struct whatif_write_file *f = &ww->files[i];
+        char b[32], n[32], size[32];
+        out_printf("%s: %zu stream%s wrote, %s handed over\n", f->path, f->streams,
+                   f->streams == 1 ? "" : "s", st_fmt_bytes(b, sizeof b, f->written_bytes));
+        out_printf("   %-14s %14s %14s\n", "buffer", "write syscalls", "kernel bytes");
+        text_write_row(f->recorded_size == 0 && !f->recorded_mixed ? "=" : "", "none",
+                       &f->unbuffered);
+        char line[48];
+        snprintf(line, sizeof line, "line %s", st_fmt_bytes(size, sizeof size, f->line_size));
+        text_write_row(f->recorded_line && !f->recorded_mixed ? "=" : "", line, &f->line);
+        for (size_t k = 0; k < ww->nsizes; k++) {
+            st_fmt_bytes(size, sizeof size, ww->sizes[k]);
+            text_write_row(ww->sizes[k] == f->recorded_size && !f->recorded_line &&
+                                   !f->recorded_mixed ? "=" : "",
+                           size, &f->at[k]);
+        }
+        st_fmt_count(n, sizeof n, f->measured.write_syscalls);
+        st_fmt_bytes(b, sizeof b, f->measured.kernel_write_bytes);
+        if (whatif_writes_agree(f))
+            out_printf("   recorded run: %s write%s, %s — the model replays it exactly\n\n", n,
+                       f->measured.write_syscalls == 1 ? "" : "s", b);
+        else
+            out_printf("   recorded run: the model predicts %" PRIu64 " writes, %" PRIu64
+                       " bytes; the trace measured %s, %s — treat this table as approximate\n\n",
+                       f->recorded.write_syscalls, f->recorded.kernel_write_bytes, n, b);
+    }
+}
+
+static void json_write_cost(FILE *out, const struct whatif_write_cost *c)
+{
+    fprintf(out, "\"write_syscalls\":%" PRIu64 ",\"kernel_write_bytes\":%" PRIu64,
+            c->write_syscalls, c->kernel_write_bytes);
+}
+
+static void json_writes(FILE *out, const struct whatif_writes *ww)
+{
+    fputs(",\"writes\":[", out);
+    for (size_t i = 0; i < ww->nfiles; i++) {
+        const struct whatif_write_file *f = &ww->files[i];
+        fprintf(out, "%s{\"path\":", i ? "," : "");
+        json_str(out, f->path);
+        fprintf(out, ",\"streams\":%zu,\"written_bytes\":%" PRIu64 ",\"recorded\":{"
+                     "\"buffer_size\":%" PRIu64 ",\"mixed\":%s,\"line_buffered\":%s,"
+                     "\"predicted\":",
+                f->streams, f->written_bytes, f->recorded_size,
+                f->recorded_mixed ? "true" : "false", f->recorded_line ? "true" : "false");
+        fputc('{', out);
+        json_write_cost(out, &f->recorded);
+        fputs("},\"measured\":{", out);
+        json_write_cost(out, &f->measured);
+        fprintf(out, "},\"model_agrees\":%s},\"unbuffered\":{",
+                whatif_writes_agree(f) ? "true" : "false");
+        json_write_cost(out, &f->unbuffered);
+        fprintf(out, "},\"line\":{\"buffer_size\":%" PRIu64 ",", f->line_size);
+        json_write_cost(out, &f->line);
+        fputs("},\"sizes\":[", out);
+        for (size_t k = 0; k < ww->nsizes; k++) {
+            fprintf(out, "%s{\"size\":%" PRIu64 ",", k ? "," : "", ww->sizes[k]);
+            json_write_cost(out, &f->at[k]);
+            fputc('}', out);
+        }
+        fputs("]}", out);
+    }
+    fputc(']', out);
+}
+
+static void print_text(const struct opts *o, const struct whatif *w,
+                       const struct whatif_writes *ww)
 {
     out_printf("what-if of: %s (%zu process%s)\n", w->command ? w->command : "?", w->processes,
                w->processes == 1 ? "" : "es");
@@ -299,6 +333,10 @@ static void print_text(const struct opts *o, const struct whatif *w)
     if (!w->nfiles)
         out_printf("no stdio reads recorded%s\n", o->glob ? " on files matching --file" : "");
     out_printf("* shortest predicted time   = the recorded run's size   >= a lower bound\n");
+    if (ww->nfiles) {
+        out_printf("\nwrites (stdio's, per file):\n");
+        text_writes(ww);
+    }
 }
 
 /* ---- JSON ------------------------------------------------------------------ */
@@ -351,7 +389,8 @@ static void json_file(FILE *out, const struct opts *o, const struct whatif *w,
     fputs("]}", out);
 }
 
-static void print_json(const struct opts *o, const struct whatif *w)
+static void print_json(const struct opts *o, const struct whatif *w,
+                       const struct whatif_writes *ww)
 {
     fflush(stdout);
     FILE *out = stdout;
@@ -377,6 +416,7 @@ static void print_json(const struct opts *o, const struct whatif *w)
     fputs("],\"total\":", out);
     json_file(out, o, w, &total);
     free(total.at);
+    json_writes(out, ww);
     fputs("}\n", out);
     if (fflush(out) != 0)
         tool_bad_input("cannot write the output: %s", strerror(errno));
@@ -451,23 +491,27 @@ int cmd_whatif(int argc, char **argv)
         inputs_free(&in);
         return rc;
     }
-    load_cost(&o);
+    if (!o.have_cost)
+        cost_model_pick(o.calibration, &o.cost);
     struct whatif w;
-    if (whatif_init(&w, o.sizes, o.nsizes) != 0)
+    struct whatif_writes ww;
+    if (whatif_init(&w, o.sizes, o.nsizes) != 0 || whatif_writes_init(&ww, o.sizes, o.nsizes) != 0)
         tool_bad_input("out of memory");
     char err[ST_TRACE_ERROR_MAX];
     progress_start("replaying traces", in.n);
     for (size_t i = 0; i < in.n; i++) {
-        if (whatif_add_trace(&w, in.paths[i], o.glob, err) != 0)
+        if (whatif_add_trace(&w, in.paths[i], o.glob, err) != 0 ||
+            whatif_writes_add_trace(&ww, in.paths[i], o.glob, err) != 0)
             tool_bad_input("%s", err);
         progress_step(i + 1, 0);
     }
     progress_end();
     if (o.json)
-        print_json(&o, &w);
+        print_json(&o, &w, &ww);
     else
-        print_text(&o, &w);
+        print_text(&o, &w, &ww);
     whatif_free(&w);
+    whatif_writes_free(&ww);
     inputs_free(&in);
     return 0;
 }

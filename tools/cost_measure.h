@@ -25,4 +25,11 @@ struct cost_measurement {
  * noisy to give figures within st_cost_model's bounds). */
 int cost_measure(int quick, struct cost_measurement *out, char *err, size_t errsize);
 
+/* cost_pick.c: --cost R,L,F,B into m (a usage error of cmd when bad). */
+void cost_model_parse(const char *cmd, const char *v, struct st_cost_model *m);
+/* The model stored at calibration (NULL: calibrate's default file), else
+ * a quick one measured now (0.2 s). Exits 2 on a file that cannot be read
+ * or is corrupt (a missing default file is no error). */
+void cost_model_pick(const char *calibration, struct st_cost_model *m);
+
 #endif

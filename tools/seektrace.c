@@ -26,6 +26,7 @@ static const char usage[] =
     "                                runs as rows for ClickHouse\n"
     "  load --clickhouse URL DIR     runs' traces into ClickHouse, for SQL over\n"
     "                                jobs and machines (docs/fleet.md)\n"
+    "  html TRACE|DIR|JSON -o FILE   the report as one self-contained HTML page\n"
     "  whatif [--sizes L] TRACE ...  predict each buffer size's syscalls, bytes, time\n"
     "  sweep [--sizes L] -- CMD      run CMD at each buffer size and measure\n"
     "  calibrate                     measure this machine's syscall and copy costs\n"
@@ -69,6 +70,8 @@ int main(int argc, char **argv)
         return cmd_load(argc - 1, argv + 1);
     if (!strcmp(c, "sweep"))
         return cmd_sweep(argc - 1, argv + 1);
+    if (!strcmp(c, "html"))
+        return cmd_html(argc - 1, argv + 1);
     if (!strcmp(c, "whatif"))
         return cmd_whatif(argc - 1, argv + 1);
     if (!strcmp(c, "calibrate"))

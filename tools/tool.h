@@ -4,7 +4,7 @@
  *   0  success (check: no violation)
  *   1  check: at least one violation
  *   2  bad usage or bad input (a trace or report that cannot be read)
- *   3  report, check, export --keep-going: done, but inputs that could not be
+ *   3  report, check, export, html --keep-going: done, but inputs that could not be
  *      read were skipped (named in the output; check's 1 comes first)
  *   run: otherwise the program's own status (128+N when killed by signal N).
  *   sweep: 1 when the command failed in some run. */
@@ -178,6 +178,7 @@ int cmd_load(int argc, char **argv);
 int cmd_sweep(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_whatif(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 
 /* check's limits, shared with run --check. */
 struct baseline_keys;
@@ -190,6 +191,7 @@ struct check_opts {
     double max_amplification; /* < 0: unset */
     int64_t max_read_syscalls; /* < 0: unset */
     int64_t max_reread_bytes;  /* < 0: unset */
+    double max_write_syscalls_per_mib; /* < 0: unset */
     const char **globs;        /* --file */
     size_t nglobs;
     const char **site_globs;   /* --site */

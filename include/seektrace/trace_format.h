@@ -70,8 +70,9 @@
 #define ST_TRACE_ENDIAN 0x01020304u
 #define ST_TRACE_VERSION_MAJOR 4 /* 4 added WRITE_AT, WRITTEN and FLUSH events, 3 CALL's F2,
                                   * 2 OP events; 1 to 3 are still read */
-#define ST_TRACE_VERSION_MINOR 2 /* 3.1 added stop_reason, 4.1 the STORAGE footer record,
-                                  * 4.2 INFO_LABELS */
+#define ST_TRACE_VERSION_MINOR 3 /* 3.1 added stop_reason, 4.1 the STORAGE footer record,
+                                  * 4.2 INFO_LABELS, 4.3 stdio's writes as WRITE_AT and
+                                  * OTHER's F1 on writing calls */
 #define ST_TRACE_FIXED_HEADER 256u
 #define ST_TRACE_SUFFIX ".sktrace"
 
@@ -245,7 +246,9 @@ enum st_trace_role { ST_EV_DEFINES = 1, ST_EV_HAPPENS = 2, ST_EV_STEERS = 3 };
  *   EXIT      the process ended with the stream open (a closed stream's
  *             ops end with its CLOSE event instead)
  *   OTHER     u call: a call the model does not follow (its bytes taken
- *             are in a GETC_RUN; the replay is approximate from here)
+ *             are in a GETC_RUN; the replay is approximate from here).
+ *             F1 (since 4.3) on a writing call (fwrite, fputs, puts, the
+ *             printf family): the last byte it handed over was a newline
  */
 enum st_trace_op {
     ST_OP_OPEN = 1,

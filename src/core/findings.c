@@ -13,6 +13,11 @@
 #define MIN_CALLS 100u
 #define MIN_WASTE (1u << 20)
 #define MIN_AMPLIFICATION 4.0
+/* Writes averaging less than this are small: a stdio buffer (4 KiB and up)
+ * would have gathered several of them into one syscall. */
+#define SMALL_WRITE 1024u
+/* The block the write rules predict with: glibc's buffer on most files. */
+#define PREDICT_BUFFER 4096u
 
 /* The stream with the largest buffer among those that did the given kind of
  * work; the buffer size is what the sentences talk about. */
@@ -76,6 +81,48 @@ static uint64_t seek_reads(const struct st_counts *c)
 {
     return c->by_call[ST_CALL_FSEEK].read_syscalls + c->by_call[ST_CALL_FSETPOS].read_syscalls +
            c->by_call[ST_CALL_REWIND].read_syscalls;
+}
+
+static uint64_t writes(const struct st_counts *c) { return c->write_syscalls; }
+static uint64_t fflush_writes(const struct st_counts *c)
+{
+    return c->by_call[ST_CALL_FFLUSH].write_syscalls;
+}
+static uint64_t newline_flushes(const struct st_counts *c) { return c->flushes_newline; }
+static uint64_t seek_writes(const struct st_counts *c)
+{
+    return c->by_call[ST_CALL_FSEEK].write_syscalls + c->by_call[ST_CALL_FSETPOS].write_syscalls +
+           c->by_call[ST_CALL_REWIND].write_syscalls;
+}
+static uint64_t direct_writes(const struct st_counts *c)
+{
+    return c->by_call[ST_CALL_WRITE].write_syscalls + c->by_call[ST_CALL_PWRITE].write_syscalls;
+}
+
+static const char *plural_s(uint64_t n) { return n == 1 ? "" : "s"; }
+
+/* The write syscalls that writing `bytes` in full blocks of `block` takes. */
+static uint64_t blocks_of(uint64_t bytes, uint64_t block)
+{
+    return (bytes + block - 1) / block;
+}
+
+/* The largest buffer among the file's streams that wrote, else 4 KiB: what
+ * the write rules predict with when the stream keeps its buffer. */
+static uint64_t write_buffer(const struct st_report_file *f)
+{
+    uint64_t best = 0;
+    for (size_t i = 0; i < f->nstreams; i++)
+        if (f->streams[i].counts.write_syscalls && f->streams[i].buffer_size > best)
+            best = f->streams[i].buffer_size;
+    return best > 1 ? best : PREDICT_BUFFER;
+}
+
+/* Files where a buffer's flushes cost the same wherever they happen: not
+ * pipes, sockets or terminals, whose reader may need each record now. */
+static int regular_path(const char *path)
+{
+    return path[0] == '/' && strncmp(path, "/dev/", 5) != 0 && strncmp(path, "/proc/", 6) != 0;
 }
 
 /* The 2006 case: fseek outside the buffer throws it away and glibc reads a
@@ -264,6 +311,165 @@ static void rule_read_modify_write(const struct st_report_file *f,
              "each record at its offset.");
 }
 
+/* An unbuffered stream (_IONBF, or stderr) writing records: each fwrite,
+ * fputs or fprintf is a write syscall of its own, each putc one of a
+ * byte. */
+static void rule_unbuffered_writes(const struct st_report_file *f,
+                                   struct st_finding *out, size_t *n, size_t max)
+{
+    const struct st_counts *c = &f->counts;
+    uint64_t w = c->flushes_unbuffered;
+    if (w < 10 * MIN_CALLS || w * 2 <= c->write_syscalls ||
+        c->kernel_write_bytes / c->write_syscalls >= SMALL_WRITE)
+        return;
+    struct st_finding *x = next(out, n, max, "unbuffered-writes", f,
+                                w * ST_SYSCALL_COST_BYTES, writes);
+    if (!x)
+        return;
+    char n1[32], n2[32], b1[32], b2[32], b3[32];
+    snprintf(x->what, sizeof x->what,
+             "%s is unbuffered: %s of its %s write syscalls wrote one call's bytes each, "
+             "%s on average (%s in all).",
+             f->path, st_fmt_count(n1, sizeof n1, w),
+             st_fmt_count(n2, sizeof n2, c->write_syscalls),
+             st_fmt_bytes(b1, sizeof b1, c->kernel_write_bytes / c->write_syscalls),
+             st_fmt_bytes(b2, sizeof b2, c->kernel_write_bytes));
+    snprintf(x->change, sizeof x->change,
+             "give the stream full buffering (setvbuf(fp, NULL, _IOFBF, 0)): about %s write "
+             "syscall%s with a %s buffer.",
+             st_fmt_count(n1, sizeof n1, blocks_of(c->kernel_write_bytes, PREDICT_BUFFER)),
+             plural_s(blocks_of(c->kernel_write_bytes, PREDICT_BUFFER)),
+             st_fmt_bytes(b3, sizeof b3, PREDICT_BUFFER));
+}
+
+/* fflush after every record to a file: the buffer never fills, each
+ * record is a write syscall (on a pipe or a terminal the reader may be
+ * waiting for each one). */
+static void rule_fflush_per_record(const struct st_report_file *f,
+                                   struct st_finding *out, size_t *n, size_t max)
+{
+    const struct st_counts *c = &f->counts;
+    const struct st_call_cost *ff = &c->by_call[ST_CALL_FFLUSH];
+    if (!regular_path(f->path) || ff->write_syscalls < 10 * MIN_CALLS ||
+        ff->write_syscalls * 2 <= c->write_syscalls ||
+        ff->kernel_write_bytes / ff->write_syscalls >= SMALL_WRITE)
+        return;
+    struct st_finding *x = next(out, n, max, "fflush-per-record", f,
+                                ff->write_syscalls * ST_SYSCALL_COST_BYTES, fflush_writes);
+    if (!x)
+        return;
+    uint64_t buf = write_buffer(f);
+    char n1[32], n2[32], b1[32], b2[32], b3[32];
+    snprintf(x->what, sizeof x->what,
+             "%s fflush calls on %s made %s write syscalls of %s on average (%s in all): "
+             "the buffer is emptied after every record.",
+             st_fmt_count(n1, sizeof n1, ff->calls), f->path,
+             st_fmt_count(n2, sizeof n2, ff->write_syscalls),
+             st_fmt_bytes(b1, sizeof b1, ff->kernel_write_bytes / ff->write_syscalls),
+             st_fmt_bytes(b2, sizeof b2, ff->kernel_write_bytes));
+    snprintf(x->change, sizeof x->change,
+             "drop the fflush (or flush once at the end, or every few hundred records): "
+             "about %s write syscall%s with the %s buffer.",
+             st_fmt_count(n1, sizeof n1, blocks_of(c->kernel_write_bytes, buf)),
+             plural_s(blocks_of(c->kernel_write_bytes, buf)),
+             st_fmt_bytes(b3, sizeof b3, buf));
+}
+
+/* A regular file written through a line-buffered stream: a write syscall
+ * per line, though no one reads the file line by line as it grows. */
+static void rule_line_buffered_file(const struct st_report_file *f,
+                                    struct st_finding *out, size_t *n, size_t max)
+{
+    const struct st_counts *c = &f->counts;
+    int line = 0;
+    for (size_t i = 0; i < f->nstreams; i++)
+        line |= f->streams[i].mode == ST_BUF_LINE && f->streams[i].counts.flushes_newline;
+    if (!line || !regular_path(f->path) || c->flushes_newline < 10 * MIN_CALLS ||
+        c->flushes_newline * 2 <= c->write_syscalls)
+        return;
+    struct st_finding *x = next(out, n, max, "line-buffered-file", f,
+                                c->flushes_newline * ST_SYSCALL_COST_BYTES, newline_flushes);
+    if (!x)
+        return;
+    uint64_t buf = write_buffer(f);
+    char n1[32], n2[32], b1[32], b2[32];
+    snprintf(x->what, sizeof x->what,
+             "%s is a regular file written through a line-buffered stream: %s of its %s "
+             "write syscalls wrote one line each (%s in all).",
+             f->path, st_fmt_count(n1, sizeof n1, c->flushes_newline),
+             st_fmt_count(n2, sizeof n2, c->write_syscalls),
+             st_fmt_bytes(b1, sizeof b1, c->kernel_write_bytes));
+    snprintf(x->change, sizeof x->change,
+             "give it full buffering (setvbuf(fp, NULL, _IOFBF, 0), or drop the _IOLBF): about "
+             "%s write syscall%s with a %s buffer.",
+             st_fmt_count(n1, sizeof n1, blocks_of(c->kernel_write_bytes, buf)),
+             plural_s(blocks_of(c->kernel_write_bytes, buf)),
+             st_fmt_bytes(b2, sizeof b2, buf));
+}
+
+/* Seeks on a write stream, each writing back a buffer holding a record or
+ * two: a write syscall (and an lseek) per record, the buffer wasted. */
+static void rule_seek_flushes_buffer(const struct st_report_file *f,
+                                     struct st_finding *out, size_t *n, size_t max)
+{
+    const struct st_counts *c = &f->counts;
+    uint64_t w = seek_writes(c);
+    uint64_t bytes = c->by_call[ST_CALL_FSEEK].kernel_write_bytes +
+                     c->by_call[ST_CALL_FSETPOS].kernel_write_bytes +
+                     c->by_call[ST_CALL_REWIND].kernel_write_bytes;
+    uint64_t buf = write_buffer(f);
+    /* A read/write stream that also fills its buffer at each seek is
+     * read-modify-write's, said once there. */
+    if (w < MIN_CALLS || bytes / w * 2 >= buf || seek_reads(c) >= MIN_CALLS)
+        return;
+    uint64_t seeks = c->by_call[ST_CALL_FSEEK].calls + c->by_call[ST_CALL_FSETPOS].calls +
+                     c->by_call[ST_CALL_REWIND].calls;
+    struct st_finding *x = next(out, n, max, "seek-flushes-buffer", f,
+                                w * ST_SYSCALL_COST_BYTES, seek_writes);
+    if (!x)
+        return;
+    char n1[32], n2[32], n3[32], b1[32], b2[32], b3[32];
+    snprintf(x->what, sizeof x->what,
+             "%s of %s seeks on %s wrote back a partly filled %s buffer: %s on average, "
+             "%s in all.",
+             st_fmt_count(n1, sizeof n1, w), st_fmt_count(n2, sizeof n2, seeks), f->path,
+             st_fmt_bytes(b1, sizeof b1, buf), st_fmt_bytes(b2, sizeof b2, bytes / w),
+             st_fmt_bytes(b3, sizeof b3, bytes));
+    snprintf(x->change, sizeof x->change,
+             "pwrite() each record at its offset (%s write syscalls and no lseeks, against %s "
+             "writes and %s lseeks), or sort the records by offset and write them in one pass.",
+             st_fmt_count(n1, sizeof n1, w), st_fmt_count(n2, sizeof n2, c->write_syscalls),
+             st_fmt_count(n3, sizeof n3, c->lseek_syscalls));
+}
+
+/* The program's own small write() calls, which a buffer would gather. */
+static void rule_small_direct_writes(const struct st_report_file *f,
+                                     struct st_finding *out, size_t *n, size_t max)
+{
+    const struct st_counts *c = &f->counts;
+    uint64_t w = direct_writes(c);
+    if (w < 10 * MIN_CALLS || w * 2 <= c->write_syscalls ||
+        c->kernel_write_bytes / c->write_syscalls >= SMALL_WRITE)
+        return;
+    struct st_finding *x = next(out, n, max, "small-direct-writes", f,
+                                c->write_syscalls * ST_SYSCALL_COST_BYTES, direct_writes);
+    if (!x)
+        return;
+    char n1[32], n2[32], b1[32], b2[32];
+    snprintf(x->what, sizeof x->what,
+             "on %s, the program's own write()/pwrite() calls made %s of its %s write syscalls, "
+             "%s on average (%s in all).",
+             f->path, st_fmt_count(n1, sizeof n1, w),
+             st_fmt_count(n2, sizeof n2, c->write_syscalls),
+             st_fmt_bytes(b1, sizeof b1, c->kernel_write_bytes / c->write_syscalls),
+             st_fmt_bytes(b2, sizeof b2, c->kernel_write_bytes));
+    snprintf(x->change, sizeof x->change,
+             "buffer the writes (a stdio stream, or your own 64 KiB block written when full): "
+             "about %s write syscall%s in 64 KiB blocks.",
+             st_fmt_count(n1, sizeof n1, blocks_of(c->kernel_write_bytes, 65536)),
+             plural_s(blocks_of(c->kernel_write_bytes, 65536)));
+}
+
 /* The same bytes read from the kernel again and again. */
 static void rule_reread(const struct st_report_file *f,
                         struct st_finding *out, size_t *n, size_t max)
@@ -295,6 +501,8 @@ typedef void (*rule_fn)(const struct st_report_file *, struct st_finding *, size
 static const rule_fn rules[] = {
     rule_fseek_discards, rule_resync_lseek, rule_small_reads,
     rule_setvbuf_ignored, rule_ftell_lseek, rule_read_modify_write, rule_reread,
+    rule_unbuffered_writes, rule_fflush_per_record, rule_line_buffered_file,
+    rule_seek_flushes_buffer, rule_small_direct_writes,
 };
 
 /* ## The storage tier: rules on the process's device figures

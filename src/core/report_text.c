@@ -298,7 +298,8 @@ static void top_sites(const struct st_report *r, uint64_t floor, struct st_outbu
         const struct st_report_file *f = &r->files[i];
         for (size_t k = 0; k < f->nsites && k < TOP_SITES; k++) {
             const struct st_counts *sc = &f->sites[k].counts;
-            if (!f->sites[k].nframes || !(sc->read_syscalls || sc->lseek_syscalls))
+            if (!f->sites[k].nframes ||
+                !(sc->read_syscalls || sc->lseek_syscalls || sc->write_syscalls))
                 continue;
             struct ranked_site c = {st_report_rank_pair(f, &f->sites[k], k).a, f, &f->sites[k]};
             if (c.score < floor)
@@ -315,8 +316,15 @@ static void top_sites(const struct st_report *r, uint64_t floor, struct st_outbu
     if (n == 0)
         return;
     st_sort(top, n, sizeof *top, worse_first);
-    st_out_printf(o, "\n  %10s %11s %10s %10s  %s\n", "amplif.", "kernel read", "reads", "lseeks",
-                  "call site -> file");
+    /* Write columns only when a site shown wrote, as in the file table. */
+    int writes = 0;
+    for (size_t i = 0; i < n; i++)
+        writes |= top[i].site->counts.write_syscalls != 0;
+    int indent = writes ? 67 : 45;
+    st_out_printf(o, "\n  %10s %11s %10s %10s  ", "amplif.", "kernel read", "reads", "lseeks");
+    if (writes)
+        st_out_printf(o, "%10s %11s ", "writes", "kernel wrote");
+    st_out_str(o, "call site -> file\n");
     for (size_t i = 0; i < n; i++) {
         const struct st_report_file *file = top[i].file;
         const struct st_report_site *site = top[i].site;
@@ -327,16 +335,19 @@ static void top_sites(const struct st_report *r, uint64_t floor, struct st_outbu
                       st_fmt_bytes(b1, sizeof b1, c->kernel_read_bytes),
                       st_fmt_count(n1, sizeof n1, c->read_syscalls),
                       st_fmt_count(n2, sizeof n2, c->lseek_syscalls));
+        if (writes)
+            st_out_printf(o, "%10s %11s ", st_fmt_count(n1, sizeof n1, c->write_syscalls),
+                          st_fmt_bytes(b1, sizeof b1, c->kernel_write_bytes));
         st_out_text(o, st_frame_describe(&site->frames[0], where, sizeof where));
         st_out_str(o, " -> ");
         st_out_text(o, file->path);
         st_out_str(o, "\n");
         for (int k = 1; k < site->nframes; k++) {
-            st_out_printf(o, "  %*s called from ", 45, "");
+            st_out_printf(o, "  %*s called from ", indent, "");
             st_out_text(o, st_frame_describe(&site->frames[k], where, sizeof where));
             st_out_str(o, "\n");
         }
-        st_out_printf(o, "  %*s ", 45, "");
+        st_out_printf(o, "  %*s ", indent, "");
         call_line(c, o);
         st_out_str(o, "\n");
     }

@@ -16,6 +16,7 @@ import csv
 import glob
 import io
 import json
+import math
 import os
 import re
 import shutil
@@ -782,6 +783,108 @@ def case_check_codes(ctx):
     # Usage errors are 2.
     ctx.st("check", demo, rc=2)
     ctx.st("check", "--max-amplification", "lots", demo, rc=2)
+
+
+def case_check_write_syscalls(ctx):
+    # 4,000 fprintf lines to an unbuffered file: a write syscall each. The
+    # limit is write syscalls per MiB written, from the same figures strace
+    # shows for the run.
+    out = os.path.join(ctx.tmp, "unbuffered.out")
+    log = os.path.join(ctx.tmp, "strace.unbuffered")
+    traces, _, _ = ctx.traced([os.path.join(ctx.a.workloads, "wl_writes"), "unbuffered", out,
+                               "4000"], name="unbuffered", strace_to=log)
+    trace = traces_in(traces)[0]
+    theirs = strace_log.parse(log)[1][os.path.realpath(out)]
+    expect(theirs.write_syscalls == 4000, f"strace: {theirs}")
+    mib = theirs.kernel_write_bytes / (1 << 20)
+    per_mib = theirs.write_syscalls / mib
+    # Passes at its own figure (rounded up), fails 1% under it.
+    passing = math.ceil(per_mib)
+    ctx.st("check", "--max-write-syscalls-per-mib", f"{passing}", "--file", "*/unbuffered.out",
+           trace, rc=0)
+    tight = str(int(per_mib * 0.99))
+    text, _ = ctx.st("check", "--max-write-syscalls-per-mib", tight, "--file",
+                     "*/unbuffered.out", trace, rc=1)
+    lines = text.splitlines()
+    want = (f"{per_mib:.1f} write syscalls per MiB exceed {float(tight):g}: pid ")
+    expect(len(lines) == 2 and want in lines[0] and
+           f"in {theirs.write_syscalls:,} write syscalls" in lines[0] and
+           "worst site: main (writes.c:" in lines[0], text)
+    j = ctx.stj("check", "--max-write-syscalls-per-mib", tight, "--file", "*/unbuffered.out",
+                "--format", "json", trace, rc=1)
+    (v,) = j["violations"]
+    expect(v["limit"] == "write_syscalls_per_mib" and abs(v["value"] - per_mib) < 0.5 and
+           v["max"] == float(tight) and v["write_syscalls"] == theirs.write_syscalls and
+           v["kernel_write_bytes"] == theirs.kernel_write_bytes and
+           j["limits"]["max_write_syscalls_per_mib"] == float(tight), json.dumps(v)[:600])
+    # JUnit: the file's test case fails; annotations name the limit's rule.
+    root = ET.fromstring(ctx.st("check", "--max-write-syscalls-per-mib", tight, "--file",
+                                "*/unbuffered.out", "--format", "junit", trace, rc=1)[0])
+    cases = [c for c in root.iter("testcase") if c.get("name").endswith("unbuffered.out")]
+    expect(len(cases) == 1 and len(cases[0].findall("failure")) == 1,
+           ET.tostring(root).decode()[:800])
+    gh, _ = ctx.st("check", "--max-write-syscalls-per-mib", tight, "--file", "*/unbuffered.out",
+                   "--format", "github", trace, rc=1)
+    expect(any(l.startswith("::error ") and "limit/write-syscalls-per-mib" in l
+               for l in gh.splitlines()), gh[:800])
+    # --min-bytes selects by bytes written: above the file's, nothing is judged.
+    ctx.st("check", "--max-write-syscalls-per-mib", tight, "--file", "*/unbuffered.out",
+           "--min-bytes", str(theirs.kernel_write_bytes + 1), trace, rc=0)
+    # One write is always allowed: a file written once passes a limit of 0.
+    once = os.path.join(ctx.tmp, "once.out")
+    traces, _, _ = ctx.traced([os.path.join(ctx.a.workloads, "wl_writes"), "fputc", once, "100"],
+                              name="once")
+    ctx.st("check", "--max-write-syscalls-per-mib", "0", "--file", "*/once.out",
+           traces_in(traces)[0], rc=0)
+    ctx.st("check", "--max-write-syscalls-per-mib", "many", trace, rc=2)
+    # run takes the limit too: the check's status wins over the command's 0.
+    wl = os.path.join(ctx.a.workloads, "wl_writes")
+    ctx.st("run", "-q", "--max-write-syscalls-per-mib", tight, "--file", "*/unbuffered.out",
+           "--", wl, "unbuffered", out, "4000", rc=1)
+    ctx.st("run", "-q", "--max-write-syscalls-per-mib", str(passing), "--file",
+           "*/unbuffered.out", "--", wl, "unbuffered", out, "4000", rc=0)
+
+
+def case_report_write_sites(ctx):
+    # 3,000 fprintf lines with fflush after each: every write syscall is
+    # made at the fflush line. The site tables (the at-exit text report's
+    # and report --by site's) show its writes, equal to strace's.
+    out = os.path.join(ctx.tmp, "flushed.out")
+    log = os.path.join(ctx.tmp, "strace.flushed")
+    traces, reports, _ = ctx.traced([os.path.join(ctx.a.workloads, "wl_writes"), "fflush", out,
+                                     "3000"], name="flushed", strace_to=log,
+                                    env={"SEEKTRACE_FORMAT": "text"})
+    theirs = strace_log.parse(log)[1][os.path.realpath(out)]
+    w = theirs.write_syscalls
+    expect(w == 3000, f"strace: {theirs}")
+    kib = f"{theirs.kernel_write_bytes / 1024:.1f} KiB"
+    (text,) = [open(p, encoding="utf-8").read() for p in glob.glob(os.path.join(reports, "*"))]
+    lines = text.splitlines()
+    head = [l for l in lines if l.rstrip().endswith("call site -> file")]
+    expect(len(head) == 1 and " writes kernel wrote " in head[0], text)
+    row = re.compile(rf" {w:,} +{re.escape(kib)} \S+ \(writes\.c:\d+\) -> {re.escape(out)}$")
+    expect(sum(1 for l in lines if row.search(l)) == 1, f"no site row {row.pattern}:\n{text}")
+    trace = traces_in(traces)[0]
+    table, _ = ctx.st("report", "--by", "site", trace)
+    tl = table.splitlines()
+    expect("handed over    writes kernel wrote" in tl[0], table)
+    hits = [tl[i] for i in range(len(tl) - 1)
+            if tl[i + 1].strip() == out and "(writes.c:" in tl[i]]
+    want = re.compile(rf" {w:,} +{re.escape(kib)} +[\d,]+  \S+ \(writes\.c:\d+\)$")
+    expect(any(want.search(h) for h in hits), f"{want.pattern} in {hits}\n{table}")
+    sites = ctx.stj("report", "--by", "site", "--json", trace)["sites"]
+    mine = [x for x in sites if x["path"] == out]
+    expect(sum(x["write_syscalls"] for x in mine) == w and
+           sum(x["kernel_write_bytes"] for x in mine) == theirs.kernel_write_bytes, f"{mine}")
+    # A run that writes nothing (cmp of a file with itself: no output) has
+    # no write columns in either table.
+    traces, reports, _ = ctx.traced(["cmp", ctx.bin, ctx.bin], name="cmp",
+                                    env={"SEEKTRACE_FORMAT": "text"})
+    (text,) = [open(p, encoding="utf-8").read() for p in glob.glob(os.path.join(reports, "*"))]
+    head = [l for l in text.splitlines() if l.rstrip().endswith("call site -> file")]
+    expect(len(head) == 1 and "writes" not in head[0], text)
+    table, _ = ctx.st("report", "--by", "site", traces_in(traces)[0])
+    expect("reads" in table.splitlines()[0] and "writes" not in table.splitlines()[0], table)
 
 
 def case_check_formats(ctx):

@@ -692,6 +692,241 @@ def _(ctx):
     no_finding(ctx, report, "read-modify-write", out)
 
 
+# --- the write rules ----------------------------------------------------------
+
+def small_write(ctx, records, size, mode):
+    """small_write under strace: (own line, report, the file's entry, strace's counts)."""
+    out = os.path.join(ctx.tmp, f"written{ctx.nrun + 1}.txt")
+    log = os.path.join(ctx.tmp, f"strace{ctx.nrun + 1}.log")
+    own, report = ctx.run([ctx.prog("small_write"), out, str(records), str(size), mode],
+                          strace_log_to=log)
+    f = file_entry(ctx, report, out)
+    theirs = strace_log.parse(log)[1].get(f["path"], strace_log.FileSyscalls())
+    ctx.eq("written_bytes (what the program handed over)", f["written_bytes"], own["written"])
+    ctx.eq("write_syscalls (strace)", f["write_syscalls"], theirs.write_syscalls)
+    ctx.eq("kernel_write_bytes (strace)", f["kernel_write_bytes"], theirs.kernel_write_bytes)
+    ctx.eq("kernel_write_bytes (all handed over reached the file)", f["kernel_write_bytes"],
+           own["written"])
+    return own, report, f, out
+
+
+def write_finding(ctx, report, rule, out, f, *numbers):
+    x = finding(ctx, report, rule, out)
+    says(ctx, x, *numbers)
+    return x
+
+
+def predicted_count(ctx, x, what):
+    """The count the change predicts ("about N write syscalls")."""
+    m = re.search(r"about ([\d,]+) write syscalls?\b", x["change"])
+    ctx.check(f"the change predicts {what}", m is not None, repr(x["change"]))
+    return int(m.group(1).replace(",", "")) if m else None
+
+
+def check_fix_measured(ctx, predicted, records, size, mode):
+    """The change's predicted count is what the fixed program makes, per strace."""
+    own, report, f, out = small_write(ctx, records, size, mode)
+    if f["streams"] and f["streams"][0]["buffer_size"] != 4096:
+        raise Skip(f"the fixed stream's buffer is {f['streams'][0]['buffer_size']} B, not 4 KiB")
+    ctx.eq(f"the predicted write syscalls, measured with {mode}", f["write_syscalls"], predicted)
+    return report, f, out
+
+
+@case("unbuffered-writes.trigger")
+def _(ctx):
+    own, report, f, out = small_write(ctx, 2000, 32, "unbuffered")
+    ctx.eq("write_syscalls (one per fwrite)", f["write_syscalls"], 2000)
+    ctx.eq("flushes_unbuffered", f["flushes_unbuffered"], 2000)
+    x = write_finding(ctx, report, "unbuffered-writes", out, f, fmt_count(2000), fmt_bytes(32),
+                      fmt_bytes(64000))
+    frame_is(ctx, "finding site", x["site"], "small_write.c", "fwrite", "put")
+    n = predicted_count(ctx, x, "the writes with a full 4 KiB buffer")
+    ctx.eq("the prediction", n, 16)
+    report, f, out = check_fix_measured(ctx, n, 2000, 32, "full")
+    no_finding(ctx, report, "unbuffered-writes", out)
+
+
+@case("unbuffered-writes.at_threshold")
+def _(ctx):
+    own, report, f, out = small_write(ctx, 1000, 32, "unbuffered")
+    write_finding(ctx, report, "unbuffered-writes", out, f, fmt_count(1000))
+
+
+@case("unbuffered-writes.below_threshold")
+def _(ctx):
+    own, report, f, out = small_write(ctx, 999, 32, "unbuffered")
+    ctx.eq("write_syscalls", f["write_syscalls"], 999)
+    no_finding(ctx, report, "unbuffered-writes", out)
+
+
+@case("unbuffered-writes.records_1KiB")
+def _(ctx):
+    own, report, f, out = small_write(ctx, 1000, 1024, "unbuffered")  # averages exactly 1 KiB
+    ctx.eq("write_syscalls", f["write_syscalls"], 1000)
+    no_finding(ctx, report, "unbuffered-writes", out)
+
+
+@case("fflush-per-record.trigger")
+def _(ctx):
+    own, report, f, out = small_write(ctx, 2000, 32, "fflush")
+    ctx.eq("calls.fflush", f["calls"].get("fflush"), 2000)
+    ctx.eq("by_call.fflush.write_syscalls (one per record)",
+           f["by_call"]["fflush"]["write_syscalls"], 2000)
+    ctx.eq("flushes_fflush", f["flushes_fflush"], 2000)
+    x = write_finding(ctx, report, "fflush-per-record", out, f, fmt_count(2000), fmt_bytes(32),
+                      fmt_bytes(64000))
+    frame_is(ctx, "finding site", x["site"], "small_write.c", "fflush", "with_stdio")
+    no_finding(ctx, report, "unbuffered-writes", out)
+    n = predicted_count(ctx, x, "the writes without the fflush")
+    report, f, out = check_fix_measured(ctx, n, 2000, 32, "full")
+    no_finding(ctx, report, "fflush-per-record", out)
+
+
+@case("fflush-per-record.every_100")
+def _(ctx):
+    own, report, f, out = small_write(ctx, 2000, 32, "fflush100")
+    ctx.eq("by_call.fflush.write_syscalls", f["by_call"]["fflush"]["write_syscalls"], 20)
+    no_finding(ctx, report, "fflush-per-record", out)
+
+
+@case("fflush-per-record.below_threshold")
+def _(ctx):
+    own, report, f, out = small_write(ctx, 999, 32, "fflush")
+    ctx.eq("by_call.fflush.write_syscalls", f["by_call"]["fflush"]["write_syscalls"], 999)
+    no_finding(ctx, report, "fflush-per-record", out)
+
+
+@case("line-buffered-file.trigger")
+def _(ctx):
+    own, report, f, out = small_write(ctx, 2000, 32, "line")
+    ctx.eq("stream mode", f["streams"][0]["buffer_mode"], "line")
+    ctx.eq("flushes_newline (one per record)", f["flushes_newline"], 2000)
+    x = write_finding(ctx, report, "line-buffered-file", out, f, fmt_count(2000),
+                      fmt_bytes(64000))
+    frame_is(ctx, "finding site", x["site"], "small_write.c", "fwrite", "put")
+    n = predicted_count(ctx, x, "the writes with full buffering")
+    report, f, out = check_fix_measured(ctx, n, 2000, 32, "full")
+    no_finding(ctx, report, "line-buffered-file", out)
+
+
+def to_dev_null(ctx, mode):
+    """small_write's 2,000 records of 32 B to /dev/null: not a regular file."""
+    own, report = ctx.run([ctx.prog("small_write"), "/dev/null", "2000", "32", mode])
+    return own, report, file_entry(ctx, report, "/dev/null")
+
+
+@case("line-buffered-file.not_a_file")
+def _(ctx):
+    own, report, f = to_dev_null(ctx, "line")
+    ctx.eq("flushes_newline (one per record)", f["flushes_newline"], 2000)
+    no_finding(ctx, report, "line-buffered-file", "/dev/null")
+
+
+@case("fflush-per-record.not_a_file")
+def _(ctx):
+    own, report, f = to_dev_null(ctx, "fflush")
+    ctx.eq("by_call.fflush.write_syscalls (one per record)",
+           f["by_call"]["fflush"]["write_syscalls"], 2000)
+    no_finding(ctx, report, "fflush-per-record", "/dev/null")
+
+
+@case("line-buffered-file.below_threshold")
+def _(ctx):
+    own, report, f, out = small_write(ctx, 999, 32, "line")
+    ctx.eq("flushes_newline", f["flushes_newline"], 999)
+    no_finding(ctx, report, "line-buffered-file", out)
+
+
+@case("small-direct-writes.write")
+def _(ctx):
+    own, report, f, out = small_write(ctx, 2000, 32, "write")
+    ctx.eq("calls.write", f["calls"].get("write"), 2000)
+    ctx.eq("by_call.write.write_syscalls", f["by_call"]["write"]["write_syscalls"], 2000)
+    x = write_finding(ctx, report, "small-direct-writes", out, f, fmt_count(2000), fmt_bytes(32),
+                      fmt_bytes(64000))
+    frame_is(ctx, "finding site", x["site"], "small_write.c", "write", "with_write")
+    n = predicted_count(ctx, x, "the writes in 64 KiB blocks")
+    own, report, f, out = small_write(ctx, 2000, 32, "block")
+    ctx.eq("the predicted write syscalls, measured in 64 KiB blocks", f["write_syscalls"], n)
+    no_finding(ctx, report, "small-direct-writes", out)
+
+
+def endl_run(ctx, lines, how):
+    out = os.path.join(ctx.tmp, "endl.out")
+    log = os.path.join(ctx.tmp, f"strace{ctx.nrun + 1}.log")
+    own, report = ctx.run([ctx.prog("ofstream_endl"), out, str(lines), how], strace_log_to=log)
+    f = file_entry(ctx, report, out)
+    theirs = strace_log.parse(log)[1].get(f["path"], strace_log.FileSyscalls())
+    ctx.eq("write_syscalls (strace)", f["write_syscalls"], theirs.write_syscalls)
+    ctx.eq("kernel_write_bytes (strace)", f["kernel_write_bytes"], theirs.kernel_write_bytes)
+    ctx.eq("kernel_write_bytes (the lines)", f["kernel_write_bytes"], own["written"])
+    return own, report, f, out
+
+
+@case("small-direct-writes.cxx_endl")
+def _(ctx):
+    # libstdc++ makes the write() calls; std::endl flushes each line.
+    own, report, f, out = endl_run(ctx, 2000, "endl")
+    ctx.eq("calls.write (one per line)", f["calls"].get("write"), 2000)
+    x = finding(ctx, report, "small-direct-writes", out)
+    says(ctx, x, fmt_count(2000), fmt_bytes(f["kernel_write_bytes"] // 2000),
+         fmt_bytes(own["written"]))
+    frame_is(ctx, "finding site", x["site"], "ofstream_endl.cpp", "endl",
+             re.compile("write_lines"))
+    no_runtime_frames0(ctx, f)
+
+
+@case("small-direct-writes.cxx_newline")
+def _(ctx):
+    # '\n' instead of std::endl: a write() per full filebuf buffer.
+    own, report, f, out = endl_run(ctx, 2000, "newline")
+    ctx.check("a few writes, not one per line", 0 < f["write_syscalls"] < 20,
+              f"{f['write_syscalls']} writes")
+    no_finding(ctx, report, "small-direct-writes", out)
+
+
+@case("small-direct-writes.below_threshold")
+def _(ctx):
+    own, report, f, out = small_write(ctx, 999, 32, "write")
+    no_finding(ctx, report, "small-direct-writes", out)
+
+
+@case("small-direct-writes.records_1KiB")
+def _(ctx):
+    own, report, f, out = small_write(ctx, 1000, 1024, "write")
+    no_finding(ctx, report, "small-direct-writes", out)
+
+
+@case("seek-flushes-buffer.write_only")
+def _(ctx):
+    own, report, f, out = rmw_run(ctx, "w", 2000)
+    ctx.eq("by_call.fseek.write_syscalls (each seek but the first writes a record back)",
+           f["by_call"]["fseek"]["write_syscalls"], 1999)
+    ctx.eq("by_call.fseek.kernel_write_bytes", f["by_call"]["fseek"]["kernel_write_bytes"],
+           1999 * 8)
+    x = finding(ctx, report, "seek-flushes-buffer", out)
+    says(ctx, x, fmt_count(1999), fmt_count(2000), fmt_bytes(8), fmt_bytes(1999 * 8))
+    want = (f"({fmt_count(1999)} write syscalls and no lseeks, against "
+            f"{fmt_count(f['write_syscalls'])} writes and {fmt_count(f['lseek_syscalls'])} lseeks)")
+    ctx.check(f"the change says {want!r}", want in x["change"], repr(x["change"]))
+    frame_is(ctx, "finding site", x["site"], "rmw.c", "fseek", "main")
+
+
+@case("seek-flushes-buffer.few_seeks")
+def _(ctx):
+    own, report, f, out = rmw_run(ctx, "w", 100)
+    ctx.eq("by_call.fseek.write_syscalls", f["by_call"]["fseek"]["write_syscalls"], 99)
+    no_finding(ctx, report, "seek-flushes-buffer", out)
+
+
+@case("seek-flushes-buffer.read_write")
+def _(ctx):
+    # "w+": the reads before each write make it read-modify-write, said once there.
+    own, report, f, out = rmw_run(ctx, "w+", 2000)
+    finding(ctx, report, "read-modify-write", out)
+    no_finding(ctx, report, "seek-flushes-buffer", out)
+
+
 # --- the demo -----------------------------------------------------------------
 
 DEMO_SEEKS = 5000

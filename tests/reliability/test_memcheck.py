@@ -134,6 +134,15 @@ def case_run(ctx):
                   os.path.join(ctx.a.traces, "demo.dat"), "--seeks", "100"], 1)
 
 
+def case_html(ctx):
+    out = os.path.join(ctx.a.traces, "page.html")
+    for name in ("demo", "threads", "killed", "truncated"):
+        ctx.memcheck(["html", "--cost", "400,150,300,0.1", ctx.trace(name), "-o", out], 0)
+    reports = glob.glob(os.path.join(ctx.a.traces, "demo", "report.*.json"))
+    ctx.memcheck(["html", "--cost", "400,150,300,0.1", *reports, "-o", out], 0)
+    ctx.memcheck(["html", ctx.trace("demo")], 2)  # no -o: usage error
+
+
 def case_bad_input(ctx):
     with open(ctx.trace("demo"), "rb") as f:
         good = f.read()
@@ -171,7 +180,8 @@ def case_bad_input(ctx):
 
 
 CASES = {"traces": case_traces, "report": case_report, "check": case_check,
-         "export": case_export, "run": case_run, "bad_input": case_bad_input}
+         "export": case_export, "run": case_run, "html": case_html,
+         "bad_input": case_bad_input}
 
 
 def main():

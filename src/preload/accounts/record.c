@@ -35,16 +35,6 @@ void st_record_write_at(struct st_file *f, struct st_tally *c, struct st_call_co
     st_record_write_counts(c, cc, result);
 }
 
-void st_record_write(struct st_tally *c, ssize_t result)
-{
-    if (!c)
-        return;
-    st_trace_write(c, result);
-    st_add(&c->write_syscalls, 1);
-    if (result > 0)
-        st_add(&c->kernel_write_bytes, (uint64_t)result);
-}
-
 void st_record_flush(struct st_tally *c, int cause)
 {
     if (!c)

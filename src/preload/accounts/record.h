@@ -76,9 +76,7 @@ static inline void st_record_lseek(struct st_tally *c, enum st_call call)
     st_record_lseek_at(c, c ? st_tally_cost(c, call) : NULL);
 }
 void st_record_fstat(struct st_tally *c, enum st_call call);
-/* A write syscall of stdio's (WRITE trace event: charged to no call). */
-void st_record_write(struct st_tally *c, ssize_t result);
-/* The stdio write syscall about to be recorded (st_record_write) had
+/* The stdio write syscall about to be recorded (st_record_write_at) had
  * `cause` (enum st_flush_cause), booked on c (NULL: nowhere). */
 void st_record_flush(struct st_tally *c, int cause);
 

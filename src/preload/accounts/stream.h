@@ -53,6 +53,9 @@ struct st_stream {
     /* The written-bytes side of the ledger (ledger.h): how many bytes of
      * the put area, [_IO_write_base, _IO_write_ptr), are booked already. */
     uint64_t put_booked;
+    /* The last byte glibc's write slot wrote (0 before any): the last one
+     * handed over when a writing call leaves the put area empty (ops.c). */
+    int last_written;
 
     /* The buffer as last seen, and where it came from; the FILE fields
      * that told (st_stream_observe_buffer). */

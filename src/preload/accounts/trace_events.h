@@ -42,7 +42,6 @@ void st_trace_read_(struct st_file *f, struct st_tally *c, enum st_call call, in
 void st_trace_reread_(uint64_t again);
 void st_trace_lseek_(struct st_tally *c, enum st_call call, int64_t result);
 void st_trace_fstat_(struct st_tally *c, enum st_call call);
-void st_trace_write_(struct st_tally *c, ssize_t result);
 void st_trace_write_at_(struct st_file *f, struct st_tally *c, enum st_call call, int64_t offset,
                         ssize_t result);
 void st_trace_close_(struct st_stream *s);
@@ -75,7 +74,6 @@ void st_trace_posix_write_(struct st_tally *c, enum st_call call, uint64_t hande
 #define st_trace_reread(...) ST_TRACE_CALL(st_trace_reread_, __VA_ARGS__)
 #define st_trace_lseek(...) ST_TRACE_CALL(st_trace_lseek_, __VA_ARGS__)
 #define st_trace_fstat(...) ST_TRACE_CALL(st_trace_fstat_, __VA_ARGS__)
-#define st_trace_write(...) ST_TRACE_CALL(st_trace_write_, __VA_ARGS__)
 #define st_trace_write_at(...) ST_TRACE_CALL(st_trace_write_at_, __VA_ARGS__)
 #define st_trace_close(...) ST_TRACE_CALL(st_trace_close_, __VA_ARGS__)
 #define st_trace_op(...) ST_TRACE_CALL(st_trace_op_, __VA_ARGS__)
@@ -119,8 +117,6 @@ ST_TRACE_FORWARD(reread, (uint64_t again), (again))
 ST_TRACE_FORWARD(lseek, (struct st_tally *c, enum st_call call, int64_t result),
                  (c, call, result))
 ST_TRACE_FORWARD(fstat, (struct st_tally *c, enum st_call call), (c, call))
-/* A write syscall of stdio's (st_record_write), charged to no call. */
-ST_TRACE_FORWARD(write, (struct st_tally *c, ssize_t result), (c, result))
 /* st_record_write_at's arguments: a write-family syscall charged to call. */
 ST_TRACE_FORWARD(write_at, (struct st_file *f, struct st_tally *c, enum st_call call,
                             int64_t offset, ssize_t result),

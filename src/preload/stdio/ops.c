@@ -88,6 +88,19 @@ void st_ops_call_begins(struct st_stream *s, FILE *fp)
  * getc run when it reads a byte at a time), then record it — under the
  * stream's lock (recursive: the program may hold it), so that threads
  * sharing a stream do not interleave inside one stream's record. */
+/* returned()'s flag for a writing call: whether the last byte it handed
+ * over was a newline, where a line-buffered stream flushes (the write
+ * what-if's line buffering). That byte ends the put area when the area
+ * holds any; else glibc's write slot wrote it last. */
+#define ENDS_LINE (-1)
+
+static int ends_line(const struct st_stream *s, const FILE *fp)
+{
+    int last = fp->_IO_write_ptr > fp->_IO_write_base ? (unsigned char)fp->_IO_write_ptr[-1]
+                                                      : s->last_written;
+    return last == '\n';
+}
+
 static void returned(FILE *fp, enum st_call call, unsigned op, int flag, uint64_t n, int64_t x)
 {
     if (!fp || st_capture_inferred)
@@ -99,6 +112,8 @@ static void returned(FILE *fp, enum st_call call, unsigned op, int flag, uint64_
         uint64_t consumed = settle(s, fp);
         if (st_ops_reads_per_byte(call))
             st_ops_getc_run(s, consumed);
+        if (flag == ENDS_LINE)
+            flag = ends_line(s, fp);
         emit(s, op, flag, n, x, 1); /* st_call_end follows */
         unlock(fp, locked);
     }
@@ -136,6 +151,11 @@ void st_op_plain(FILE *fp, unsigned op)
 void st_op_other(FILE *fp, enum st_call call)
 {
     returned(fp, call, ST_OP_OTHER, 0, (uint64_t)call, 0);
+}
+
+void st_op_wrote(FILE *fp, enum st_call call)
+{
+    returned(fp, call, ST_OP_OTHER, ENDS_LINE, (uint64_t)call, 0);
 }
 
 void st_op_open(struct st_stream *s, const char *mode, int new_description)

@@ -52,6 +52,9 @@ void st_op_getdelim(FILE *fp, char *const *line, ssize_t result, int delim);
 void st_op_fseek(FILE *fp, int64_t offset, int whence);
 void st_op_plain(FILE *fp, unsigned op); /* FTELL, REWIND, FFLUSH, CLEARERR */
 void st_op_other(FILE *fp, enum st_call call);
+/* A writing call (fwrite, fputs, puts, the printf family): OTHER, with F1
+ * when the last byte it handed over was a newline. */
+void st_op_wrote(FILE *fp, enum st_call call);
 /* Whether what a wrapped call consumes is recorded as a getc run. */
 static inline int st_ops_reads_per_byte(enum st_call call)
 {

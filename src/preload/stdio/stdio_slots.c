@@ -521,6 +521,7 @@ static struct st_tally *write_counts(struct st_stream *s)
 static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
 {
     struct st_stream *s = tracked(fp);
+    int64_t off = -1;
     if (s) {
         /* Booked before the syscall, while glibc's pointers still say what
          * it writes: the bytes handed over, and why it writes. */
@@ -530,6 +531,9 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
         st_ledger_put_write(s, fp, c, buf, n > 0 ? (uint64_t)n : 0);
         int last = n > 0 ? ((const unsigned char *)buf)[n - 1] : -1;
         st_record_flush(c, st_flush_cause_of(st_charge(ST_CALL_OTHER), fp->_flags, last));
+        if (last >= 0)
+            s->last_written = last;
+        off = st_desc_offset(st_fd_desc(st_fd_get(fp->_fileno)));
         st_self.busy--;
         errno = err;
     }
@@ -540,7 +544,14 @@ static ssize_t hook_write(FILE *fp, const void *buf, ssize_t n)
     int err = errno;
     st_self.busy++; /* a handler's stdio must not meet the caches half updated */
     const struct st_fd *e = st_fd_get(fp->_fileno);
-    st_record_write(write_counts(s), r);
+    /* Charged to the call that made glibc write (fflush, fseek, fclose,
+     * fwrite...), at the offset it wrote at: what the write rules and the
+     * write what-if read. */
+    struct st_tally *c = write_counts(s);
+    if (c) {
+        enum st_call call = st_charge(ST_CALL_OTHER);
+        st_record_write_at(s->file, c, st_tally_cost(c, call), call, off, r);
+    }
     st_desc_wrote(st_fd_desc(e), r); /* O_APPEND ("a", "a+"): the end, unknown */
     /* A stream that only writes never refills: its buffer is first seen
      * here (else the report says "no buffer yet" of a stream that wrote). */

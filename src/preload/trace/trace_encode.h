@@ -236,15 +236,6 @@ static inline uint8_t *put_FSTAT(struct st_tw_thread *t, uint8_t *p, enum st_cal
     return p;
 }
 
-static inline uint8_t *put_WRITE(struct st_tw_thread *t, uint8_t *p, int64_t result)
-{
-    *p++ = ST_TW_HEADER(WRITE, 0);
-    p = put_sys_time(t, p);
-    p = st_put_s(p, result);
-    if (result > 0 && t->expected >= 0)
-        t->expected += result;
-    return p;
-}
 
 static inline uint8_t *put_WRITTEN(uint8_t *p, uint64_t n)
 {
@@ -359,6 +350,19 @@ static inline uint8_t *put_OP(struct st_tw_thread *t, uint8_t *p, uint32_t strea
         t->span--;
         t->call_ended = 1;
     }
+    return p;
+}
+
+/* Stdio's writes were WRITE events before they named their call; the
+ * library writes WRITE_AT now, and readers still decode WRITE from older
+ * traces. Kept because every kind has an encoder (checked below). */
+static inline uint8_t *put_WRITE(struct st_tw_thread *t, uint8_t *p, int64_t result)
+{
+    *p++ = ST_TW_HEADER(WRITE, 0);
+    p = put_sys_time(t, p);
+    p = st_put_s(p, result);
+    if (result > 0 && t->expected >= 0)
+        t->expected += result;
     return p;
 }
 

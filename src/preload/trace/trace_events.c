@@ -281,11 +281,6 @@ void st_trace_fstat_(struct st_tally *c, enum st_call call)
     EVENT_ON_TALLY(c, put_FSTAT(t, p, call));
 }
 
-void st_trace_write_(struct st_tally *c, ssize_t result)
-{
-    EVENT_ON_TALLY(c, put_WRITE(t, p, result));
-}
-
 void st_trace_write_at_(struct st_file *f, struct st_tally *c, enum st_call call, int64_t offset,
                         ssize_t result)
 {
