@@ -98,6 +98,11 @@ void html_headline(FILE *f, const struct html_input *in)
                     st_fmt_count(ws, sizeof ws, t->write_syscalls));
         }
     }
+    if (m->storage.measured) {
+        char dv[32];
+        fprintf(f, " The block device read <b>%s</b>.",
+                html_bytes(dv, sizeof dv, m->storage.device_read_bytes));
+    }
     fputs("</p>\n", f);
     volume_bars(f, t);
 
@@ -138,6 +143,14 @@ void html_headline(FILE *f, const struct html_input *in)
                 fields[i].key, fields[i].key,
                 *(const uint64_t *)((const char *)t + fields[i].off),
                 *(const uint64_t *)((const char *)t + fields[i].off));
+    /* The device's figures, as the JSON totals have them when measured. */
+    const struct st_report_storage *st = &m->storage;
+    for (int k = 0; st->measured && k < 2; k++)
+        fprintf(f, "<tr><th class=\"l\">%s</th><td data-key=\"%s\" data-v=\"%" PRIu64 "\">%" PRIu64
+                   "</td></tr>\n", k ? "device_write_bytes" : "device_read_bytes",
+                k ? "device_write_bytes" : "device_read_bytes",
+                k ? st->device_write_bytes : st->device_read_bytes,
+                k ? st->device_write_bytes : st->device_read_bytes);
     fputs("</table></details>\n", f);
 }
 
