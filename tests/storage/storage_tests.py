@@ -140,8 +140,11 @@ def case_cold_sequential(ctx):
     d = device(cold)
     print(f"cold: device {d} bytes, the program's /proc/self/io read_bytes {own['io_read_bytes']}")
     expect(abs(d - 64 * MIB) <= 64 * MIB * 5 // 100, f"cold device_read_bytes {d}, expected 64 MiB ± 5 %")
-    # The same kernel counter: the program's own view a moment before exit.
-    expect(own["io_read_bytes"] <= d <= own["io_read_bytes"] + MIB,
+    # The same kernel counter, the program's own view a moment before exit:
+    # it also counts what the loader read before the library's baseline
+    # (pages of the libraries, when they are not cached), the report what
+    # came after that view. A fresh clone's run saw the program's 4 KiB more.
+    expect(abs(d - own["io_read_bytes"]) <= MIB,
            f"device_read_bytes {d} against /proc/self/io read_bytes {own['io_read_bytes']}")
     warm, _ = ctx.reader("seq", f, 65536)
     print(f"warm: device {device(warm)} bytes")
