@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "tool.h"
+#include "trace_objects.h"
 #include "whatif_stream.h"
 
 /* A default-size buffer whose size the trace never saw (no read filled
@@ -48,73 +49,27 @@ struct stream {
     struct whatif_cost exact;
 };
 
-/* One trace's objects by id (files, streams and cells share one id space). */
-struct trace_objects {
-    uint32_t n;
-    struct stream **streams;
-    uint32_t *cell_owner;
-    char **paths;
-};
-
-static int grow_to(struct trace_objects *o, uint32_t id)
-{
-    if (id < o->n)
-        return 0;
-    uint32_t n = o->n ? o->n : 64;
-    while (n <= id)
-        n *= 2;
-    struct stream **s = realloc(o->streams, n * sizeof(struct stream *));
-    if (s)
-        o->streams = s;
-    uint32_t *c = realloc(o->cell_owner, n * sizeof *c);
-    if (c)
-        o->cell_owner = c;
-    char **p = realloc(o->paths, n * sizeof *p);
-    if (p)
-        o->paths = p;
-    if (!s || !c || !p)
-        return -1;
-    memset(s + o->n, 0, (n - o->n) * sizeof(struct stream *));
-    memset(c + o->n, 0, (n - o->n) * sizeof *c);
-    memset(p + o->n, 0, (n - o->n) * sizeof *p);
-    o->n = n;
-    return 0;
-}
-
 static struct stream *stream_at(struct trace_objects *o, uint32_t id)
 {
-    if (grow_to(o, id) != 0)
-        return NULL;
-    if (!o->streams[id]) {
-        o->streams[id] = calloc(1, sizeof(struct stream));
-        if (o->streams[id])
-            o->streams[id]->eof_at = -1;
-    }
-    return o->streams[id];
+    int fresh;
+    struct stream *s = trace_objects_stream(o, id, sizeof *s, &fresh);
+    if (fresh)
+        s->eof_at = -1;
+    return s;
 }
 
 /* The stream a counting event's cell belongs to, or NULL. */
 static struct stream *stream_of_cell(struct trace_objects *o, uint32_t cell)
 {
-    if (cell == 0 || cell >= o->n)
-        return NULL;
-    uint32_t owner = o->cell_owner[cell];
-    return owner && owner < o->n ? o->streams[owner] : NULL;
+    return trace_objects_stream_of_cell(o, cell);
 }
 
-static void objects_free(struct trace_objects *o)
+static void stream_free(void *p)
 {
-    for (uint32_t i = 0; i < o->n; i++) {
-        if (o->streams[i]) {
-            free(o->streams[i]->models);
-            free(o->streams[i]->cost);
-            free(o->streams[i]);
-        }
-        free(o->paths[i]);
-    }
-    free(o->streams);
-    free(o->cell_owner);
-    free(o->paths);
+    struct stream *s = p;
+    free(s->models);
+    free(s->cost);
+    free(s);
 }
 
 /* ---- pass 1 ---------------------------------------------------------------- */
@@ -233,11 +188,7 @@ static void learn_op(struct stream *s, const struct st_trace_event *ev)
 
 static int learn_FILE_DEF(struct trace_objects *o, const struct st_trace_event *ev)
 {
-    if (grow_to(o, ev->id) != 0)
-        return -1;
-    free(o->paths[ev->id]);
-    o->paths[ev->id] = strndup(ev->str, ev->str_len);
-    return o->paths[ev->id] ? 0 : -1;
+    return trace_objects_learn(o, ev) < 0 ? -1 : 0;
 }
 
 static int learn_BUF(struct trace_objects *o, const struct st_trace_event *ev)
@@ -266,10 +217,7 @@ static int learn_STREAM_DEF(struct trace_objects *o, const struct st_trace_event
 
 static int learn_CELL_DEF(struct trace_objects *o, const struct st_trace_event *ev)
 {
-    if (grow_to(o, ev->id) != 0)
-        return -1;
-    o->cell_owner[ev->id] = ev->owner;
-    return 0;
+    return trace_objects_learn(o, ev) < 0 ? -1 : 0;
 }
 
 static int learn_OP(struct trace_objects *o, const struct st_trace_event *ev)
@@ -475,7 +423,7 @@ static int collect(struct whatif *w, struct trace_objects *o, long pid, const ch
         struct stream *s = o->streams[id];
         if (!s || !(s->reads || s->measured.read_syscalls))
             continue;
-        const char *path = s->file < o->n && o->paths[s->file] ? o->paths[s->file] : "?";
+        const char *path = trace_objects_path(o, s->file) ? trace_objects_path(o, s->file) : "?";
         if (glob && fnmatch(glob, path, 0) != 0)
             continue;
         struct whatif_file *f = file_entry(w, path);
@@ -601,18 +549,20 @@ int whatif_add_trace(struct whatif *w, const char *path, const char *glob,
     st_trace_close(r);
     note_rules(w, glibc);
     int rc = pass(w, path, &o, 0, err);
-    for (uint32_t id = 0; rc == 0 && id < o.n; id++)
-        if (o.streams[id] && o.streams[id]->has_ops && prepare(o.streams[id], w, glibc) != 0) {
+    for (uint32_t id = 0; rc == 0 && id < o.n; id++) {
+        struct stream *s = o.streams[id];
+        if (s && s->has_ops && prepare(s, w, glibc) != 0) {
             oom(err, path);
             rc = -1;
         }
+    }
     if (rc == 0)
         rc = pass(w, path, &o, 1, err);
     if (rc == 0 && collect(w, &o, pid, glob) != 0) {
         oom(err, path);
         rc = -1;
     }
-    objects_free(&o);
+    trace_objects_free(&o, stream_free);
     return rc;
 }
 

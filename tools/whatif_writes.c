@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "counts.h"
+#include "trace_objects.h"
 #include "write_model.h"
 
 /* A default buffer the trace never saw: glibc's on ext4 and tmpfs. */
@@ -47,54 +48,27 @@ struct thread {
 };
 
 struct objects {
-    uint32_t n;
-    struct wstream **streams;
-    uint32_t *cell_owner;
-    char **paths;
+    struct trace_objects ids;
     struct thread threads[MAX_THREADS];
     size_t nthreads;
 };
 
-static int grow_to(struct objects *o, uint32_t id)
-{
-    if (id < o->n)
-        return 0;
-    uint32_t n = o->n ? o->n : 64;
-    while (n <= id)
-        n *= 2;
-    struct wstream **s = realloc(o->streams, n * sizeof(struct wstream *));
-    if (s)
-        o->streams = s;
-    uint32_t *c = realloc(o->cell_owner, n * sizeof *c);
-    if (c)
-        o->cell_owner = c;
-    char **p = realloc(o->paths, n * sizeof *p);
-    if (p)
-        o->paths = p;
-    if (!s || !c || !p)
-        return -1;
-    memset(s + o->n, 0, (n - o->n) * sizeof(struct wstream *));
-    memset(c + o->n, 0, (n - o->n) * sizeof *c);
-    memset(p + o->n, 0, (n - o->n) * sizeof *p);
-    o->n = n;
-    return 0;
-}
-
 static struct wstream *stream_at(struct objects *o, uint32_t id)
 {
-    if (grow_to(o, id) != 0)
-        return NULL;
-    if (!o->streams[id])
-        o->streams[id] = calloc(1, sizeof **o->streams);
-    return o->streams[id];
+    int fresh;
+    return trace_objects_stream(&o->ids, id, sizeof(struct wstream), &fresh);
 }
 
 static struct wstream *stream_of_cell(struct objects *o, uint32_t cell)
 {
-    if (cell == 0 || cell >= o->n)
-        return NULL;
-    uint32_t owner = o->cell_owner[cell];
-    return owner && owner < o->n ? o->streams[owner] : NULL;
+    return trace_objects_stream_of_cell(&o->ids, cell);
+}
+
+static void stream_free(void *p)
+{
+    struct wstream *s = p;
+    free(s->steps);
+    free(s);
 }
 
 static struct thread *thread_of(struct objects *o, uint32_t tid)
@@ -190,16 +164,8 @@ static int learn(struct objects *o, const struct st_trace_event *ev)
     struct thread *t;
     switch (ev->kind) {
     case ST_EV_FILE_DEF:
-        if (grow_to(o, ev->id) != 0)
-            return -1;
-        free(o->paths[ev->id]);
-        o->paths[ev->id] = strndup(ev->str, ev->str_len);
-        return o->paths[ev->id] ? 0 : -1;
     case ST_EV_CELL_DEF:
-        if (grow_to(o, ev->id) != 0)
-            return -1;
-        o->cell_owner[ev->id] = ev->owner;
-        return 0;
+        return trace_objects_learn(&o->ids, ev) < 0 ? -1 : 0;
     case ST_EV_STREAM_DEF:
     case ST_EV_BUF:
         if (!(s = stream_at(o, ev->id)))
@@ -248,7 +214,7 @@ static int learn(struct objects *o, const struct st_trace_event *ev)
     case ST_EV_OP:
         return on_op(o, ev);
     case ST_EV_CLOSE:
-        if (ev->id >= o->n || !(s = o->streams[ev->id]))
+        if (ev->id >= o->ids.n || !(s = o->ids.streams[ev->id]))
             return 0;
         s->frozen = 1;
         return settle(s) || add_step(s, STEP_FLUSH, 0);
@@ -305,11 +271,11 @@ static struct whatif_write_file *file_entry(struct whatif_writes *w, const char 
 
 static int collect(struct whatif_writes *w, struct objects *o, const char *glob)
 {
-    for (uint32_t id = 0; id < o->n; id++) {
-        struct wstream *s = o->streams[id];
+    for (uint32_t id = 0; id < o->ids.n; id++) {
+        struct wstream *s = o->ids.streams[id];
         if (!s || !(s->written || s->measured.write_syscalls))
             continue;
-        const char *path = s->file < o->n && o->paths[s->file] ? o->paths[s->file] : "?";
+        const char *path = trace_objects_path(&o->ids, s->file) ? trace_objects_path(&o->ids, s->file) : "?";
         if (glob && fnmatch(glob, path, 0) != 0)
             continue;
         struct whatif_write_file *f = file_entry(w, path);
@@ -372,15 +338,7 @@ int whatif_writes_add_trace(struct whatif_writes *w, const char *path, const cha
         snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
         rc = -1;
     }
-    for (uint32_t i = 0; i < o.n; i++) {
-        if (o.streams[i])
-            free(o.streams[i]->steps);
-        free(o.streams[i]);
-        free(o.paths[i]);
-    }
-    free(o.streams);
-    free(o.cell_owner);
-    free(o.paths);
+    trace_objects_free(&o.ids, stream_free);
     return rc < 0 ? -1 : 0;
 }
 
