@@ -98,13 +98,8 @@ int cmd_baseline(int argc, char **argv)
                    opt_value("baseline", argc, argv, &i, "-o", &output) ||
                    baseline_keys_parse(&keys, "baseline", argc, argv, &i)) {
             continue;
-        } else if (strcmp(a, "--") == 0) {
-            while (++i < argc)
-                pos[npos++] = argv[i];
-        } else if (a[0] == '-' && a[1]) {
-            tool_usage_error("baseline", "unknown option '%s'", a);
         } else {
-            pos[npos++] = argv[i];
+            opt_positional("baseline", argc, argv, &i, pos, &npos);
         }
     }
     if (!npos)

@@ -701,13 +701,8 @@ int cmd_check(int argc, char **argv)
             o.keep_going = 1;
         } else if (check_opts_parse(&o, "check", argc, argv, &i)) {
             continue;
-        } else if (strcmp(a, "--") == 0) {
-            while (++i < argc)
-                pos[npos++] = argv[i];
-        } else if (a[0] == '-' && a[1]) {
-            tool_usage_error("check", "unknown option '%s'", a);
         } else {
-            pos[npos++] = argv[i];
+            opt_positional("check", argc, argv, &i, pos, &npos);
         }
     }
     if (!o.any)

@@ -651,13 +651,8 @@ int cmd_export(int argc, char **argv)
             keep_going = 1;
         } else if (export_select_parse(&x.sel, argc, argv, &i)) {
             continue;
-        } else if (strcmp(a, "--") == 0) {
-            while (++i < argc)
-                pos[npos++] = argv[i];
-        } else if (a[0] == '-' && a[1]) {
-            tool_usage_error("export", "unknown option '%s'", a);
         } else {
-            pos[npos++] = argv[i];
+            opt_positional("export", argc, argv, &i, pos, &npos);
         }
     }
     if (!format)

@@ -168,13 +168,8 @@ int cmd_html(int argc, char **argv)
         } else if (opt_value("html", argc, argv, &i, "--cost", &v)) {
             cost_model_parse("html", v, &cost);
             have_cost = 1;
-        } else if (strcmp(a, "--") == 0) {
-            while (++i < argc)
-                pos[npos++] = argv[i];
-        } else if (a[0] == '-' && a[1]) {
-            tool_usage_error("html", "unknown option '%s'", a);
         } else {
-            pos[npos++] = argv[i];
+            opt_positional("html", argc, argv, &i, pos, &npos);
         }
     }
     if (!npos)

@@ -345,13 +345,8 @@ int cmd_load(int argc, char **argv)
                 tool_usage_error("load", "--chunk-rows takes a number from 1 to 100000000, "
                                          "not '%s'", v);
             l.chunk_rows = (uint64_t)n;
-        } else if (strcmp(a, "--") == 0) {
-            while (++i < argc)
-                pos[npos++] = argv[i];
-        } else if (a[0] == '-' && a[1]) {
-            tool_usage_error("load", "unknown option '%s'", a);
         } else {
-            pos[npos++] = argv[i];
+            opt_positional("load", argc, argv, &i, pos, &npos);
         }
     }
     if (!url)

@@ -557,13 +557,8 @@ int cmd_report(int argc, char **argv)
             if (*end || n <= 0)
                 tool_usage_error("report", "--top takes a positive number, not '%s'", v);
             o.top = (size_t)n;
-        } else if (strcmp(a, "--") == 0) {
-            while (++i < argc)
-                pos[npos++] = argv[i];
-        } else if (a[0] == '-' && a[1]) {
-            tool_usage_error("report", "unknown option '%s'", a);
         } else {
-            pos[npos++] = argv[i];
+            opt_positional("report", argc, argv, &i, pos, &npos);
         }
     }
     if (!npos)

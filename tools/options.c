@@ -25,6 +25,19 @@ int opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, 
     return 1;
 }
 
+void opt_positional(const char *cmd, int argc, char **argv, int *i, char **pos, int *npos)
+{
+    const char *a = argv[*i];
+    if (strcmp(a, "--") == 0) {
+        while (++*i < argc)
+            pos[(*npos)++] = argv[*i];
+    } else if (a[0] == '-' && a[1]) {
+        tool_usage_error(cmd, "unknown option '%s'", a);
+    } else {
+        pos[(*npos)++] = argv[*i];
+    }
+}
+
 size_t size_list_parse(const char *cmd, const char *list, uint64_t *sizes)
 {
     char *copy = strdup(list), *save = NULL;

@@ -219,5 +219,9 @@ int check_run(const struct check_opts *o, char **paths, int npaths);
 
 /* Shared option parsing helpers: "--opt=value" or "--opt value". */
 int opt_value(const char *cmd, int argc, char **argv, int *i, const char *name, const char **value);
+/* argv[*i], which no option took: "--" (every argument after it is an
+ * input), an unknown option (exit 2, saying so) or an input, added to
+ * pos (room for argc). Options may come anywhere among the inputs. */
+void opt_positional(const char *cmd, int argc, char **argv, int *i, char **pos, int *npos);
 
 #endif
