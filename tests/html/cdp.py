@@ -48,7 +48,11 @@ class Browser:
              f"--user-data-dir={self.profile}", "about:blank"],
             preexec_fn=fds, pass_fds=(3, 4),  # kept open: fds() made them
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-            stderr=self._log)
+            stderr=self._log,
+            # Chromium puts its singleton socket in a directory of its own
+            # under TMPDIR and leaves it when killed: inside the profile,
+            # it goes with it.
+            env=dict(os.environ, TMPDIR=self.profile))
         os.close(to_chrome_r)
         os.close(from_chrome_w)
         self._buf = b""
