@@ -12,26 +12,51 @@
 #define BUFFER_SIZED_REQUEST 4096u
 #define MIN_SEEKS 100u
 
+/* A module's file name, without its directory. */
+static const char *base_name(const char *module)
+{
+    const char *base = module ? strrchr(module, '/') : NULL;
+    return base ? base + 1 : module;
+}
+
 /* The interpreter: its binary (python3.11) or its library (libpython3.11.so). */
 static int is_python_module(const char *module)
 {
-    const char *base = module ? strrchr(module, '/') : NULL;
-    base = base ? base + 1 : module;
+    const char *base = base_name(module);
     return base && (strncmp(base, "libpython", 9) == 0 || strncmp(base, "python", 6) == 0);
 }
 
-/* The read calls the interpreter made on f, summed over its sites. */
-static void python_reads(const struct st_report_file *f, uint64_t *calls, uint64_t *requested)
+/* The JVM's native I/O: java.io's (libjava.so), java.nio's (libnio.so). */
+static int is_java_module(const char *module)
+{
+    const char *base = base_name(module);
+    return base && (strncmp(base, "libjava.so", 10) == 0 || strncmp(base, "libnio.so", 9) == 0);
+}
+
+/* The read calls made on f from sites in the runtime's modules, summed. */
+static void runtime_reads(const struct st_report_file *f, int (*is_runtime)(const char *),
+                          uint64_t *calls, uint64_t *requested)
 {
     *calls = *requested = 0;
     for (size_t i = 0; i < f->nsites; i++) {
         const struct st_report_site *s = &f->sites[i];
-        if (s->nframes && is_python_module(s->frames[0].module) &&
+        if (s->nframes && is_runtime(s->frames[0].module) &&
             s->counts.by_call[ST_CALL_READ].calls) {
             *calls += s->counts.by_call[ST_CALL_READ].calls;
             *requested += s->counts.requested_bytes;
         }
     }
+}
+
+/* A runtime's buffer refilled after seeks: its reads ask for a buffer
+ * each, however little the program asked for. The bytes each read asked
+ * for, or 0 when that is not the pattern. */
+static uint64_t refill_size(const struct st_report_file *f, uint64_t calls, uint64_t requested)
+{
+    if (!calls || requested / calls < BUFFER_SIZED_REQUEST ||
+        f->counts.lseek_syscalls < MIN_SEEKS)
+        return 0;
+    return requested / calls;
 }
 
 /* A script seeks and reads a file through Python's buffered io: every read
@@ -41,8 +66,9 @@ static void python_reads(const struct st_report_file *f, uint64_t *calls, uint64
 static int python_buffer(const struct st_report_file *f, char *text, size_t size)
 {
     uint64_t calls, requested;
-    python_reads(f, &calls, &requested);
-    if (!calls || requested / calls < BUFFER_SIZED_REQUEST || f->counts.lseek_syscalls < MIN_SEEKS)
+    runtime_reads(f, is_python_module, &calls, &requested);
+    uint64_t each = refill_size(f, calls, requested);
+    if (!each)
         return 0;
     char n1[32], n2[32], b1[32];
     snprintf(text, size,
@@ -51,7 +77,67 @@ static int python_buffer(const struct st_report_file *f, char *text, size_t size
              "open(..., buffering=0) to count the script's own reads, SEEKTRACE_STACK=8 to see "
              "the interpreter's frames.",
              f->path, st_fmt_count(n1, sizeof n1, calls),
-             st_fmt_bytes(b1, sizeof b1, requested / calls),
+             st_fmt_bytes(b1, sizeof b1, each),
+             st_fmt_count(n2, sizeof n2, f->counts.lseek_syscalls));
+    return 1;
+}
+
+/* A Java program seeks and reads through a buffered stream
+ * (BufferedInputStream over a FileInputStream, 8 KiB): the JVM's reads are
+ * the buffer's refills. A RandomAccessFile's reads ask for what the program
+ * asked: no hint. */
+static int java_buffer(const struct st_report_file *f, char *text, size_t size)
+{
+    uint64_t calls, requested;
+    runtime_reads(f, is_java_module, &calls, &requested);
+    uint64_t each = refill_size(f, calls, requested);
+    if (!each)
+        return 0;
+    char n1[32], n2[32], b1[32];
+    snprintf(text, size,
+             "%s is read through a Java buffer: the JVM's %s reads of %s bytes each are a "
+             "buffered stream's refills after %s seeks, not what the program asked for, which "
+             "seektrace cannot see; read the few bytes needed through RandomAccessFile (or a "
+             "FileChannel at a position) to count them.",
+             f->path, st_fmt_count(n1, sizeof n1, calls),
+             st_fmt_count(b1, sizeof b1, each),
+             st_fmt_count(n2, sizeof n2, f->counts.lseek_syscalls));
+    return 1;
+}
+
+/* libstdc++'s std::filebuf refills its buffer of N bytes (BUFSIZ, 8 KiB,
+ * unless pubsetbuf said otherwise) with reads of N - 1 bytes. Its frames are
+ * the runtime's, so a read it makes is charged to the program's line: the
+ * size is what gives it away. */
+static int is_filebuf_read(uint64_t n)
+{
+    return n >= 1023 && ((n + 1) & n) == 0;
+}
+
+/* A C++ program seeks and reads through an ifstream: every seekg outside the
+ * buffer drops it, and each read refills it whole. */
+static int cxx_filebuf(const struct st_report_file *f, char *text, size_t size)
+{
+    uint64_t calls = 0, requested = 0;
+    for (size_t i = 0; i < f->nsites; i++) {
+        const struct st_report_site *s = &f->sites[i];
+        uint64_t c = s->counts.by_call[ST_CALL_READ].calls, r = s->counts.requested_bytes;
+        if (c && r % c == 0 && is_filebuf_read(r / c)) {
+            calls += c;
+            requested += r;
+        }
+    }
+    uint64_t each = refill_size(f, calls, requested);
+    if (!each)
+        return 0;
+    char n1[32], n2[32], b1[32];
+    snprintf(text, size,
+             "%s looks read through C++'s std::filebuf: %s reads of %s bytes each (a buffer's "
+             "size less one, as filebuf asks) after %s seeks are its refills, not what the "
+             "program asked for, which seektrace cannot see; read with pread(2), or a smaller "
+             "buffer (pubsetbuf), to count it.",
+             f->path, st_fmt_count(n1, sizeof n1, calls),
+             st_fmt_count(b1, sizeof b1, each),
              st_fmt_count(n2, sizeof n2, f->counts.lseek_syscalls));
     return 1;
 }
@@ -81,6 +167,8 @@ static const struct {
     hint_fn fn;
 } rules[] = {
     {"python-io-buffer", python_buffer},
+    {"java-io-buffer", java_buffer},
+    {"cxx-filebuf", cxx_filebuf},
     {"mmap-unseen", mapped},
 };
 

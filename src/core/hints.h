@@ -1,7 +1,8 @@
 /* hints.h — what the report cannot see, said in one line.
  *
  * seektrace counts syscalls and the calls that make them. When a runtime
- * keeps a buffer of its own above them (Python's io), the program's own
+ * keeps a buffer of its own above them (Python's io, Java's buffered
+ * streams, C++'s filebuf), the program's own
  * requests never reach a counted call: the figures are the runtime's
  * refills, and an amplification of 1.00x can hide a thousandfold one. A
  * hint names the file, says why, and what to do to see it. */
@@ -15,7 +16,7 @@
 struct st_hint {
     const char *rule; /* stable id, e.g. "python-io-buffer" */
     const struct st_report_file *file;
-    char text[384];
+    char text[512];
 };
 
 /* Fills up to max hints, worst file first; returns how many. At most one

@@ -2054,6 +2054,92 @@ def case_hint_python(ctx):
             expect(hints == [] and line == [], f"buffering=0: {j['hints']} {line}")
 
 
+def hint_case(ctx, argv, name, rule, path):
+    """Runs argv traced; the file's counts, rule's hints and the text
+    report's "not seen" lines on that file, from the trace."""
+    traces, _, _ = ctx.traced(argv, name=name)
+    ts = [t for t in traces_in(traces) if "javac" not in t]
+    j = ctx.stj("report", "--json", *ts)
+    f = [x for x in j["files"] if x["path"] == path][0]
+    hints = [h for h in j["hints"] if h["rule"] == rule]
+    text, _ = ctx.st("report", *ts)
+    return f, hints, [ln for ln in text.splitlines()
+                      if ln.startswith(f"  not seen: {path} ")]
+
+
+def case_hint_cxx_filebuf(ctx):
+    # Issue 23: an ifstream's seekg + read(16): libstdc++'s filebuf refills
+    # its buffer with reads of BUFSIZ - 1 bytes, charged to the program's
+    # line, and the report says what it cannot see. Twins: the same program
+    # unbuffered (pubsetbuf(0, 0): read(16) each), and a C program seeking
+    # and reading 4 KiB with POSIX calls (no filebuf size).
+    prog = os.path.join(ctx.a.workloads, "wl_ifstream_seek")
+    f, hints, line = hint_case(ctx, [prog, "buffered", ctx.bin, "600", "7"], "cxx",
+                               "cxx-filebuf", ctx.bin)
+    size = f["requested_bytes"] // f["calls"]["read"]
+    expect(size == 8191 and f["lseek_syscalls"] >= 600, f"{size} B a read, {f['calls']}")
+    expect(len(hints) == 1 and hints[0]["path"] == ctx.bin, f"hints {hints}")
+    expect(len(line) == 1 and f"{f['calls']['read']:,} reads of 8,191 bytes" in line[0] and
+           "std::filebuf" in line[0], f"{line}")
+    f, hints, line = hint_case(ctx, [prog, "unbuffered", ctx.bin, "600", "7"], "cxx0",
+                               "cxx-filebuf", ctx.bin)
+    expect(f["requested_bytes"] == 16 * f["calls"]["read"], f"unbuffered: {f['requested_bytes']}")
+    expect(hints == [] and line == [], f"unbuffered: {hints} {line}")
+    posix = os.path.join(ctx.a.workloads, "wl_posix")
+    f, hints, line = hint_case(ctx, [posix, "lseek", ctx.bin, "300", "6"], "posix",
+                               "cxx-filebuf", ctx.bin)
+    expect(f["lseek_syscalls"] >= 300 and hints == [] and line == [], f"posix: {hints} {line}")
+
+
+JAVA_SKIP_READ = """
+import java.io.*;
+public class SkipRead {
+    public static void main(String[] a) throws Exception {
+        long seeks = Long.parseLong(a[2]), delivered = 0;
+        long size = new File(a[1]).length();
+        try (RandomAccessFile raf = new RandomAccessFile(a[1], "r")) {
+            FileInputStream fis = new FileInputStream(raf.getFD());
+            byte[] rec = new byte[16];
+            for (long i = 0; i < seeks; i++) {
+                raf.seek((i % 2 == 1 ? size / 2 : 0) + 100 + (i / 2 % 8) * 16);
+                if (a[0].equals("buffered"))
+                    delivered += new BufferedInputStream(fis, 8192).read(rec);
+                else
+                    delivered += raf.read(rec);
+            }
+        }
+        System.out.println(delivered);
+    }
+}
+"""
+
+
+def case_hint_java(ctx):
+    # Issue 23: seek + read(16) through a BufferedInputStream: the JVM's
+    # reads (libjava.so's) are the buffer's 8 KiB refills; the report says
+    # what it cannot see. Its twin reads through RandomAccessFile: 16 bytes
+    # a read, nothing hidden.
+    javac, java = shutil.which("javac"), shutil.which("java")
+    if not javac or not java:
+        print("SKIP: no JDK (javac, java) on this machine")
+        raise SystemExit(77)
+    src = os.path.join(ctx.tmp, "SkipRead.java")
+    with open(src, "w") as fh:
+        fh.write(JAVA_SKIP_READ)
+    subprocess.run([javac, "-d", ctx.tmp, src], check=True, capture_output=True, timeout=120)
+    for mode, fires in (("buffered", True), ("direct", False)):
+        f, hints, line = hint_case(ctx, [java, "-cp", ctx.tmp, "SkipRead", mode, ctx.bin, "300"],
+                                   "java" + mode, "java-io-buffer", ctx.bin)
+        expect(f["lseek_syscalls"] >= 300, f"{mode}: {f['calls']}")
+        if fires:
+            expect(len(hints) == 1 and hints[0]["path"] == ctx.bin, f"hints {hints}")
+            expect(len(line) == 1 and "Java buffer" in line[0] and
+                   f"{f['calls']['read']:,} reads of 8,192 bytes" in line[0], f"{line}")
+        else:
+            expect(f["requested_bytes"] == 16 * f["calls"]["read"], f"direct: {f['calls']}")
+            expect(hints == [] and line == [], f"direct: {hints} {line}")
+
+
 PY_MAP_READ = """
 import mmap, sys
 with open(sys.argv[1], "rb") as f:
