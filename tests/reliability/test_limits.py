@@ -330,6 +330,16 @@ def many_files(ctx):
         if other.get("calls", {}).get(call, 0) + sum(f["calls"].get(call, 0) for f in data) \
                 < MANY_FILES:
             problems.append(f"{call}: fewer than {MANY_FILES} calls counted")
+    # The text report says where the rest are: not all in a JSON report.
+    reports = ctx.fresh("reports")
+    env = rl.preload_env(ctx.lib, reports, {"SEEKTRACE_REPORT_FILES": str(MANY_ROWS)}, fmt="text")
+    churn_rss(rl.run(argv, env, cwd=ctx.fresh("cwd"), timeout=120), "text")
+    with open(os.path.join(reports, os.listdir(reports)[0]), encoding="utf-8") as fh:
+        text = fh.read()
+    if "more files (SEEKTRACE_FORMAT=json lists the worst, SEEKTRACE_REPORT_FILES=all" \
+            not in text:
+        problems.append("the text report does not say the JSON report lists only the worst: "
+                        + "".join(ln for ln in text.splitlines(True) if "more file" in ln))
     return problems
 
 

@@ -327,7 +327,9 @@ static int select_rows(struct st_report *r)
     for (struct st_file *f = st_files_first(); f; f = f->next_all)
         rank_one(&sel, f, &sc);
     sel.active += st_fold_add_totals(&sel.all); /* closed files summed as they closed */
-    r->json_rows_bounded = !text;
+    /* A text report's "more files" says where to see them: the JSON report
+     * lists them all only up to SEEKTRACE_REPORT_FILES. */
+    r->json_rows_bounded = !text || sel.active > st_config.report_files;
     return keep_selected(r, &sel);
 }
 
