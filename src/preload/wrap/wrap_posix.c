@@ -288,7 +288,9 @@ FCNTL(fcntl64)
  * shows (git reads its packs so): each mapping of a file is counted on it,
  * so that the report can say what it cannot see (core/hints.c). The
  * loader's own mappings of libraries never come here (ld.so calls its own
- * mmap), nor do this library's (made while busy, or anonymous). */
+ * mmap), nor do this library's (made while busy, or anonymous). A shared
+ * writable mapping is memory shared through a file (the JVM's hsperfdata,
+ * SQLite's -shm), not a way of reading it: not counted. */
 static void note_mmap(int fd)
 {
     const struct st_fd *e = st_fd_get(fd);
@@ -304,7 +306,8 @@ static void note_mmap(int fd)
     {                                                                                \
         st_ensure_init();                                                            \
         void *r = ST_REAL(name)(addr, len, prot, flags, fd, off);                    \
-        if (r != MAP_FAILED && fd >= 0 && !(flags & MAP_ANONYMOUS))                  \
+        if (r != MAP_FAILED && fd >= 0 && !(flags & MAP_ANONYMOUS) &&                \
+            !((flags & MAP_SHARED) && (prot & PROT_WRITE)))                          \
             AFTER(note_mmap(fd));                                                    \
         return r;                                                                    \
     }
