@@ -109,10 +109,10 @@ struct st_file *st_file_get(const char *path)
     return f;
 }
 
-void st_file_fold_out(struct st_file *f)
+int st_file_fold_out(struct st_file *f)
 {
     if (!st_registry_lock())
-        return;
+        return -1;
     st_chains_remove(&files, hash_path(f->path), f);
     st_cells_recycle(f->direct_cells);
     f->direct_cells = NULL;
@@ -134,6 +134,7 @@ void st_file_fold_out(struct st_file *f)
     f->next_free = free_files;
     free_files = f;
     st_registry_unlock();
+    return 0;
 }
 
 /* given made absolute, in name; 0 when there is none. */

@@ -55,8 +55,9 @@ struct st_file *st_file_get(const char *path);
 /* Takes f out of the registry for good (fold.h): its name finds it no
  * more, and its record, cells and streams become the next files'. Its
  * counts must have been summed elsewhere first. Only while the process has
- * one thread, busy, with nothing open on f (no descriptor, no stream). */
-void st_file_fold_out(struct st_file *f);
+ * one thread, busy, with nothing open on f (no descriptor, no stream).
+ * -1, f left as it was, when the registry lock is refused. */
+int st_file_fold_out(struct st_file *f);
 
 /* The record for whatever fd refers to now (its link under /proc). Where
  * /proc cannot tell (not mounted, or a name longer than PATH_MAX) and

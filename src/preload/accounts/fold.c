@@ -115,19 +115,21 @@ static void heap_remove(struct st_file *f)
     }
 }
 
-/* f's counts into the sum, its memory to the next files. */
+/* f's counts into the sum, its memory to the next files; f stays as it is
+ * when the registry is refused (registry_lock.h). */
 static void fold(struct st_file *f, const struct st_counts *counts)
 {
-    if (st_counts_any(counts)) {
-        st_counts_add(&folded, counts);
-        nfolded++;
-    }
     /* This thread's caches may name f's cells, which other owners get next. */
     st_cells_forget_caches();
     st_pairs_forget();
     st_self.current_fp = NULL;
     st_self.current_stream = NULL;
-    st_file_fold_out(f);
+    if (st_file_fold_out(f) != 0)
+        return;
+    if (st_counts_any(counts)) {
+        st_counts_add(&folded, counts);
+        nfolded++;
+    }
 }
 
 static void offer(struct st_file *f)

@@ -482,7 +482,8 @@ ST_EXPORT(int, ungetc, (int ch, FILE *fp))
         }                                                                            \
         if (s)                                                                       \
             st_stream_retire(s);                                                     \
-        st_fold_offer_closed();                                                       \
+        if (began) /* not inside seektrace's bookkeeping (a signal handler's) */        \
+            st_fold_offer_closed();                                                   \
         st_call_end(began);                                                          \
         errno = e;                                                                   \
         return r;                                                                    \
