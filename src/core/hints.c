@@ -59,6 +59,22 @@ static uint64_t refill_size(const struct st_report_file *f, uint64_t calls, uint
     return requested / calls;
 }
 
+/* The line every runtime-buffer hint says: through what, how many reads of
+ * how many bytes after how many seeks, whose requests are not seen, and
+ * what to do. */
+static void say_refills(char *text, size_t size, const struct st_report_file *f,
+                        const char *through, uint64_t calls, uint64_t each, const char *who,
+                        const char *advice)
+{
+    char n1[32], n2[32], b1[32];
+    snprintf(text, size,
+             "%s is read through %s: %s reads of %s bytes each are its refills after %s seeks, "
+             "not what the %s asked for, which seektrace cannot see; %s",
+             f->path, through, st_fmt_count(n1, sizeof n1, calls),
+             st_fmt_count(b1, sizeof b1, each),
+             st_fmt_count(n2, sizeof n2, f->counts.lseek_syscalls), who, advice);
+}
+
 /* A script seeks and reads a file through Python's buffered io: every read
  * the interpreter makes asks for a whole buffer, and seeks drop it. The
  * bytes the script asked for never reach a call seektrace counts. With
@@ -68,18 +84,11 @@ static int python_buffer(const struct st_report_file *f, char *text, size_t size
     uint64_t calls, requested;
     runtime_reads(f, is_python_module, &calls, &requested);
     uint64_t each = refill_size(f, calls, requested);
-    if (!each)
-        return 0;
-    char n1[32], n2[32], b1[32];
-    snprintf(text, size,
-             "%s is read through Python's io buffer: its %s reads of %s each are the buffer's "
-             "refills after %s seeks, not what the script asked for, which seektrace cannot see; "
-             "open(..., buffering=0) to count the script's own reads, SEEKTRACE_STACK=8 to see "
-             "the interpreter's frames.",
-             f->path, st_fmt_count(n1, sizeof n1, calls),
-             st_fmt_bytes(b1, sizeof b1, each),
-             st_fmt_count(n2, sizeof n2, f->counts.lseek_syscalls));
-    return 1;
+    if (each)
+        say_refills(text, size, f, "Python's io buffer", calls, each, "script",
+                    "open(..., buffering=0) to count the script's own reads, SEEKTRACE_STACK=8 "
+                    "to see the interpreter's frames.");
+    return each != 0;
 }
 
 /* A Java program seeks and reads through a buffered stream
@@ -91,18 +100,11 @@ static int java_buffer(const struct st_report_file *f, char *text, size_t size)
     uint64_t calls, requested;
     runtime_reads(f, is_java_module, &calls, &requested);
     uint64_t each = refill_size(f, calls, requested);
-    if (!each)
-        return 0;
-    char n1[32], n2[32], b1[32];
-    snprintf(text, size,
-             "%s is read through a Java buffer: the JVM's %s reads of %s bytes each are a "
-             "buffered stream's refills after %s seeks, not what the program asked for, which "
-             "seektrace cannot see; read the few bytes needed through RandomAccessFile (or a "
-             "FileChannel at a position) to count them.",
-             f->path, st_fmt_count(n1, sizeof n1, calls),
-             st_fmt_count(b1, sizeof b1, each),
-             st_fmt_count(n2, sizeof n2, f->counts.lseek_syscalls));
-    return 1;
+    if (each)
+        say_refills(text, size, f, "a Java buffered stream", calls, each, "program",
+                    "read the few bytes needed through RandomAccessFile (or a FileChannel at "
+                    "a position) to count them.");
+    return each != 0;
 }
 
 /* libstdc++'s std::filebuf refills its buffer of N bytes (BUFSIZ, 8 KiB,
@@ -128,18 +130,13 @@ static int cxx_filebuf(const struct st_report_file *f, char *text, size_t size)
         }
     }
     uint64_t each = refill_size(f, calls, requested);
-    if (!each)
-        return 0;
-    char n1[32], n2[32], b1[32];
-    snprintf(text, size,
-             "%s looks read through C++'s std::filebuf: %s reads of %s bytes each (a buffer's "
-             "size less one, as filebuf asks) after %s seeks are its refills, not what the "
-             "program asked for, which seektrace cannot see; read with pread(2), or a smaller "
-             "buffer (pubsetbuf), to count it.",
-             f->path, st_fmt_count(n1, sizeof n1, calls),
-             st_fmt_count(b1, sizeof b1, each),
-             st_fmt_count(n2, sizeof n2, f->counts.lseek_syscalls));
-    return 1;
+    if (each)
+        say_refills(text, size, f,
+                    "C++'s std::filebuf, it seems (reads of a buffer's size less one, as filebuf "
+                    "asks)",
+                    calls, each, "program",
+                    "read with pread(2), or a smaller buffer (pubsetbuf), to count it.");
+    return each != 0;
 }
 
 /* A file the program mapped (mmap) is read by page faults wherever the

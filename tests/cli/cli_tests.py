@@ -2133,7 +2133,7 @@ def case_hint_java(ctx):
         expect(f["lseek_syscalls"] >= 300, f"{mode}: {f['calls']}")
         if fires:
             expect(len(hints) == 1 and hints[0]["path"] == ctx.bin, f"hints {hints}")
-            expect(len(line) == 1 and "Java buffer" in line[0] and
+            expect(len(line) == 1 and "Java buffered stream" in line[0] and
                    f"{f['calls']['read']:,} reads of 8,192 bytes" in line[0], f"{line}")
         else:
             expect(f["requested_bytes"] == 16 * f["calls"]["read"], f"direct: {f['calls']}")
