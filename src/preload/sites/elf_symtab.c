@@ -363,6 +363,19 @@ static void try_sym(struct search *s, uint64_t value, const Elf64_Sym *sym)
     }
 }
 
+/* try_sym would leave the search as it is: the symbol ends before the
+ * furthest end seen, and it neither holds the address (sized) nor could be
+ * the sizeless candidate (which needs no sized one yet and a start at or
+ * past that end). */
+static int changes_nothing(const struct search *s, uint64_t value, const Elf64_Sym *sym)
+{
+    if (value + sym->st_size > s->min_label)
+        return 0;
+    if (sym->st_size != 0)
+        return s->addr - value >= sym->st_size;
+    return s->closest != NULL || value < s->min_label;
+}
+
 /* search_table, with __libdwfl_getsym's value: st_value plus the bias,
  * except for SHN_ABS and SHN_COMMON symbols and those of a section without
  * SHF_ALLOC (an index past the table or a reserved one other than those
@@ -379,15 +392,22 @@ static void search_table(struct search *s, size_t from, size_t to)
             s->defer = 1;
             return;
         }
-        if (sym->st_name >= e->strsize || e->strtab[sym->st_name] == '\0')
-            continue;
         int alloc = sym->st_shndx >= SHN_LORESERVE || sym->st_shndx >= e->shnum ||
                     (e->shdrs[sym->st_shndx].sh_flags & SHF_ALLOC);
         uint64_t value = sym->st_value;
         if (alloc && sym->st_shndx != SHN_ABS && sym->st_shndx != SHN_COMMON)
             value += e->bias;
-        if (value <= s->addr)
-            try_sym(s, value, sym);
+        if (value > s->addr)
+            continue;
+        /* A nameless symbol is no candidate, but its name is looked at only
+         * when it would change the search: the names lie all over the
+         * string table (1.3 MB for cc1's .dynsym), and reading every one
+         * faulted in most of it for each address named. */
+        if (changes_nothing(s, value, sym))
+            continue;
+        if (sym->st_name >= e->strsize || e->strtab[sym->st_name] == '\0')
+            continue;
+        try_sym(s, value, sym);
     }
 }
 

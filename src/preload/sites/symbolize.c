@@ -130,6 +130,50 @@ static struct module {
 } modules[MAX_MODULES] ST_BULK; /* the exit report's */
 static int nmodules;
 
+/* dladdr's answer for a module, less the symbol: its file name and where
+ * it is mapped are the module's, the same for all its addresses, while
+ * finding the symbol walks every dynamic symbol of the module (29,000 in
+ * cc1: 8 ms for its five call sites). by_phdr, the module's program
+ * headers in memory, tells the module of an address without that walk (a
+ * load bias would not: a non-PIE program's is 0, as a prelinked library's). */
+#define MAX_DLADDR 64
+static struct {
+    const ElfW(Phdr) *by_phdr;
+    Dl_info info;
+} dladdr_seen[MAX_DLADDR] ST_BULK;
+static int ndladdr_seen;
+
+/* info for the module that holds at, its dli_sname and dli_saddr unset;
+ * 0 as dladdr when no module holds it. */
+static int module_info(uintptr_t at, Dl_info *info)
+{
+    struct st_loaded_object o;
+    int known = st_loaded_object(at, &o);
+    for (int i = 0; known && i < ndladdr_seen; i++)
+        if (dladdr_seen[i].by_phdr == o.phdr) {
+            *info = dladdr_seen[i].info;
+            return 1;
+        }
+    if (!dladdr((void *)at, info))
+        return 0;
+    info->dli_sname = NULL;
+    info->dli_saddr = NULL;
+    if (known && ndladdr_seen < MAX_DLADDR) {
+        dladdr_seen[ndladdr_seen].by_phdr = o.phdr;
+        dladdr_seen[ndladdr_seen++].info = *info;
+    }
+    return 1;
+}
+
+/* dladdr's symbol for at, for the frames libdw names: its name stands
+ * where libdw finds none. */
+static void dladdr_symbol(uintptr_t at, Dl_info *info)
+{
+    Dl_info full;
+    if (dladdr((void *)at, &full))
+        *info = full;
+}
+
 /* The build ID note of a loaded object, in memory; its length, 0 if none. */
 static size_t build_id_of(const struct st_loaded_object *o, const unsigned char **id)
 {
@@ -213,11 +257,18 @@ void st_symbolize(uintptr_t pc, struct st_report_frame *f)
      * its own symbol table gives libdw's names: loading libdw (some 2 ms)
      * is only for the frames of the others. */
     Dl_info info;
-    if (dladdr((void *)at, &info)) {
+    if (module_info(at, &info)) {
         const char *name;
         enum st_elf_answer answer = from_symtab(&info, at, &name);
-        if (answer != ST_ELF_LIBDW || !st_config.symbolize_later)
+        if (answer != ST_ELF_LIBDW || !st_config.symbolize_later) {
+            /* Where the module's table names nothing, dladdr names nothing
+             * either: it looks in the same symbols (or, beside a .symtab,
+             * in the .dynsym that table holds) for one that contains the
+             * address, and such a symbol would be the table's answer. */
+            if (answer == ST_ELF_LIBDW)
+                dladdr_symbol(at, &info);
             with_dladdr(pc, &info, f);
+        }
         switch (answer) {
         case ST_ELF_NAME:
             f->function = demangled(name);
@@ -256,6 +307,7 @@ void st_symbolize_done(void)
     for (int i = 0; i < nmodules; i++)
         st_elf_close(modules[i].elf);
     nmodules = 0;
+    ndladdr_seen = 0;
     nreported = 0;
     if (dw.dwfl)
         dw.end(dw.dwfl);
