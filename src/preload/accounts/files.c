@@ -162,9 +162,7 @@ static int absolute_name(const char *given, char *name, size_t size)
  * absolute; 0 when neither can be had. */
 static int fd_name(int fd, const char *given, char *name, size_t size)
 {
-    char link[32];
-    snprintf(link, sizeof link, "fd/%d", fd);
-    long n = st_proc_readlink(link, name, size - 1);
+    long n = st_proc_readlink_fd(fd, name, size - 1);
     if (n > 0) {
         name[n] = '\0';
         return 1;

@@ -14,6 +14,9 @@
 /* readlink of <proc>/rest ("fd/3", "exe"): the length, or -1. */
 long st_proc_readlink(const char *rest, char *buf, size_t size);
 
+/* The same for descriptor fd's link, fd/<fd> (fd >= 0). */
+long st_proc_readlink_fd(int fd, char *buf, size_t size);
+
 /* Opens <proc>/rest with flags: the descriptor, or -1. */
 int st_proc_open(const char *rest, int flags);
 
