@@ -1,10 +1,10 @@
 /* symbolize.c — naming the sites of a trace, offline (tool.h).
  *
  * A traced process names its call sites at exit from each module's own
- * symbol table; what needs DWARF (source lines, and the names of modules
- * with debug information) it may leave for later (SEEKTRACE_SYMBOLIZE=later,
- * which `seektrace run` sets), and a trace without a footer (the process
- * was killed) has only return addresses. Both keep the executable mappings
+ * symbol table and, for modules with DWARF, libdw; it leaves them all for
+ * later under SEEKTRACE_SYMBOLIZE=later, which `seektrace run` sets, and a
+ * trace without a footer (the process was killed) has only return
+ * addresses. Both keep the executable mappings
  * those addresses fell in (MODULE events), so this does the look-up here:
  * libdwfl on each module file — function, source and line, as long as the
  * file is still on this machine and unchanged since the process started;

@@ -17,7 +17,7 @@ struct st_config {
     int output_fd;          /* the descriptor it names (/dev/stdout, /dev/fd/N), or -1 */
     enum st_format format;  /* SEEKTRACE_FORMAT */
     int stack;              /* SEEKTRACE_STACK: frames per call site, 0 = off */
-    int symbolize_later;    /* SEEKTRACE_SYMBOLIZE=later: no DWARF (libdw) at exit */
+    int symbolize_later;    /* SEEKTRACE_SYMBOLIZE=later: frames left as addresses */
     unsigned long report_files; /* SEEKTRACE_REPORT_FILES: JSON rows, 0 = every file */
     unsigned long long bufsize; /* SEEKTRACE_BUFSIZE: forced stream buffer, 0 = off */
     int fadvise;            /* SEEKTRACE_FADVISE: POSIX_FADV_* given every file opened, -1 = off */

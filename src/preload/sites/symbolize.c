@@ -251,6 +251,13 @@ static const char *demangled(const char *name)
 void st_symbolize(uintptr_t pc, struct st_report_frame *f)
 {
     memset(f, 0, sizeof *f);
+    /* Later: the address alone, which `seektrace` names from the trace's
+     * modules (tools/symbolize.c) with the same names, opening each module
+     * file once for the whole job instead of once in every process. */
+    if (st_config.symbolize_later) {
+        f->offset = pc;
+        return;
+    }
     /* A return address follows the call: look up the call itself. */
     Dwarf_Addr at = pc - 1;
     /* A module without DWARF has no source lines for libdw to find, and
@@ -260,15 +267,13 @@ void st_symbolize(uintptr_t pc, struct st_report_frame *f)
     if (module_info(at, &info)) {
         const char *name;
         enum st_elf_answer answer = from_symtab(&info, at, &name);
-        if (answer != ST_ELF_LIBDW || !st_config.symbolize_later) {
-            /* Where the module's table names nothing, dladdr names nothing
-             * either: it looks in the same symbols (or, beside a .symtab,
-             * in the .dynsym that table holds) for one that contains the
-             * address, and such a symbol would be the table's answer. */
-            if (answer == ST_ELF_LIBDW)
-                dladdr_symbol(at, &info);
-            with_dladdr(pc, &info, f);
-        }
+        /* Where the module's table names nothing, dladdr names nothing
+         * either: it looks in the same symbols (or, beside a .symtab, in
+         * the .dynsym that table holds) for one that contains the address,
+         * and such a symbol would be the table's answer. */
+        if (answer == ST_ELF_LIBDW)
+            dladdr_symbol(at, &info);
+        with_dladdr(pc, &info, f);
         switch (answer) {
         case ST_ELF_NAME:
             f->function = demangled(name);
@@ -278,12 +283,6 @@ void st_symbolize(uintptr_t pc, struct st_report_frame *f)
         case ST_ELF_LIBDW:
             break;
         }
-    }
-    /* Later: the address alone, which `seektrace` names from the trace's
-     * modules (tools/symbolize.c), once for the whole job. */
-    if (st_config.symbolize_later) {
-        f->offset = pc;
-        return;
     }
     if (!load_libdw())
         return;
