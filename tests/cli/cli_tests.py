@@ -663,26 +663,46 @@ def case_run_symbolize_later(ctx):
     named from its new file."""
     prog = os.path.join(ctx.tmp, "later_prog")
     shutil.copy(ctx.a.demo, prog)  # built with -g: its sites need DWARF
+    # The same program without DWARF: named from its own symbol table, which
+    # the process did itself at exit until later left every frame to `run`.
+    plain = os.path.join(ctx.tmp, "later_plain")
+    subprocess.run(["strip", "--strip-debug", "-o", plain, prog], check=True)
     runs = {}
     for mode in ("exit", "later"):
         d = ctx.newdir(f"symbolize-{mode}")
-        # Each run makes its data file (the demo writes it when missing).
-        argv = [prog, os.path.join(ctx.tmp, f"{mode}.dat"), "--seeks", "50"]
+        # Each run makes its data files (the demo writes them when missing).
+        argv = ["/bin/sh", "-c", '"$0" "$1" --seeks 50 && "$2" "$3" --seeks 50', prog,
+                os.path.join(ctx.tmp, f"{mode}.dat"), plain, os.path.join(ctx.tmp, f"{mode}.plain")]
         log, out = os.path.join(d, "strace.openat"), os.path.join(d, "report.json")
         # Without the setting `run` makes it later; with it, as given.
         env = dict(os.environ, SEEKTRACE_SYMBOLIZE=mode) if mode == "exit" else None
         ctx.st("run", "--trace", os.path.join(d, "traces"), "--json", "-o", out, "--", "strace",
                "-f", "-qq", "-e", "trace=openat", "-o", log, *argv, env=env)
         with open(out) as fh:
-            runs[mode] = (json.load(fh), os.path.join(d, "traces"))
+            runs[mode] = (json.load(fh), os.path.join(d, "traces"), log)
         with open(log, errors="replace") as fh:
-            libdw = [line for line in fh if "libdw.so" in line]
+            lines = fh.readlines()
+        libdw = [line for line in lines if "libdw.so" in line]
         # The exit run must load it, or this test could not tell them apart.
         expect(bool(libdw) == (mode == "exit"), f"{mode}: libdw opened {len(libdw)} times")
+        # Nor does a process open its program file to read its symbol table.
+        exe = [line for line in lines if "/proc/thread-self/exe" in line]
+        expect(bool(exe) == (mode == "exit"), f"{mode}: program file opened {len(exe)} times")
     named = {mode: site_frames(j, os.path.join(ctx.tmp, f"{mode}.dat"))
-             for mode, (j, _) in runs.items()}
+             for mode, (j, _, _) in runs.items()}
     expect(named["later"] and named["later"] == named["exit"],
            f"names differ:\n{named['later']}\n---\n{named['exit']}")
+    # Frames in modules without DWARF: the stripped copy's (named "main" from
+    # its .symtab) and strace's (a Debian binary: .dynsym only) get the names
+    # the process gave itself.
+    for what, path_of in (("the copy without DWARF", lambda m, log: os.path.join(ctx.tmp, f"{m}.plain")),
+                          ("strace", lambda m, log: log)):
+        got = {mode: site_frames(j, path_of(mode, log)) for mode, (j, _, log) in runs.items()}
+        expect(got["later"] and got["later"] == got["exit"],
+               f"{what}: names differ:\n{got['later']}\n---\n{got['exit']}")
+    top_plain = site_frames(runs["later"][0], os.path.join(ctx.tmp, "later.plain"))[0][0]
+    expect(top_plain.get("function") == "main" and top_plain.get("source") is None
+           and top_plain.get("module") == plain, f"site without DWARF {top_plain}")
     top = named["later"][0][0]
     expect(top.get("function") == "main" and top.get("source", "").endswith("fseek2006.c")
            and top.get("line", 0) > 0 and top.get("module") == prog, f"site {top}")
