@@ -249,10 +249,11 @@ static int keep_selected(struct st_report *r, struct st_report_select *sel)
     return 0;
 }
 
-/* Every file with anything to show gets a row: the trace's footer holds
- * every file (trace-files.md), and SEEKTRACE_REPORT_FILES=all asks for it.
- * A fork child that read one of its parent's 20,000 files still writes
- * one row, and the pages of the others' rows are never touched. */
+/* Every file with anything to show gets a row: SEEKTRACE_REPORT_FILES=all
+ * asks for it, and a traced process of no more files than that keeps them
+ * (its report then reads as its trace's). A fork child that read one of
+ * its parent's 20,000 files still writes one row, and the pages of the
+ * others' rows are never touched. */
 static int keep_all(struct st_report *r)
 {
     size_t n = 0;
@@ -270,8 +271,10 @@ static int keep_all(struct st_report *r)
 static int select_rows(struct st_report *r)
 {
     int text = st_config.format != ST_FORMAT_JSON;
-    size_t rows = text ? ST_REPORT_TEXT_FILES : st_config.report_files;
-    if (st_trace_on || rows == 0)
+    size_t rows = text ? ST_REPORT_TEXT_FILES : st_config.report_files, files = 0;
+    for (struct st_file *f = st_files_first(); st_trace_on && f; f = f->next_all)
+        files++;
+    if (rows == 0 || (st_trace_on && files <= st_config.report_files))
         return keep_all(r);
     size_t nfind = text ? ST_REPORT_TEXT_FINDINGS : ST_REPORT_JSON_FINDINGS;
     size_t npairs = text ? ST_REPORT_TEXT_SITES : 0; /* JSON has no such list */
@@ -288,6 +291,65 @@ static int select_rows(struct st_report *r)
      * lists them all only up to SEEKTRACE_REPORT_FILES. */
     r->json_rows_bounded = !text || sel.active > st_config.report_files;
     return keep_selected(r, &sel);
+}
+
+/* The trace's footer lists every file with anything to show, in the
+ * report's order, whatever rows the report keeps: ranked once, then filled
+ * a row at a time into memory reused for the next (trace_writer.h). */
+static struct {
+    struct st_rank *v;
+    size_t n;
+    const struct st_report_storage *storage;
+    struct scratch sc;
+    struct st_report_file row;
+} every;
+
+static int rank_cmp(const void *a, const void *b)
+{
+    return st_rank_cmp(a, b);
+}
+
+static const struct st_report_file *every_row(size_t i)
+{
+    const struct st_file *f = every.v[i].item;
+    struct st_report_file *rf = &every.row;
+    size_t n = st_file_row_streams(f), cap = count_cells(f);
+    every.sc.streams = room_for(every.sc.streams, &every.sc.nstreams, n, sizeof *rf->streams);
+    st_file_row_fill(rf, f, n <= every.sc.nstreams ? every.sc.streams : NULL);
+    every.sc.sites = room_for(every.sc.sites, &every.sc.nsites, cap, sizeof *rf->sites);
+    fill_sites(rf, f, cap <= every.sc.nsites ? every.sc.sites : NULL, cap);
+    /* As st_report_finish orders a report's rows and sites. */
+    for (size_t k = 0; k < rf->nsites; k++)
+        rf->sites[k].rank = st_report_rank_site(&rf->sites[k]);
+    st_sort(rf->sites, rf->nsites, sizeof *rf->sites, site_rank_cmp);
+    rf->device_measured = every.storage->measured && every.storage->per_file;
+    return rf;
+}
+
+/* NULL when out of memory. */
+static const struct st_trace_rows *every_file(const struct st_report *r)
+{
+    static struct st_trace_rows rows;
+    size_t n = 0;
+    for (struct st_file *f = st_files_first(); f; f = f->next_all)
+        n++;
+    every.v = st_alloc((n ? n : 1) * sizeof *every.v);
+    if (!every.v)
+        return NULL;
+    every.storage = &r->storage;
+    for (struct st_file *f = st_files_first(); f; f = f->next_all) {
+        struct st_report_file rf;
+        size_t k = st_file_row_streams(f);
+        every.sc.streams = room_for(every.sc.streams, &every.sc.nstreams, k, sizeof *rf.streams);
+        st_file_row_fill(&rf, f, k <= every.sc.nstreams ? every.sc.streams : NULL);
+        if (!st_counts_any(&rf.counts))
+            continue;
+        every.v[every.n] = st_report_rank_file(&rf);
+        every.v[every.n++].item = f;
+    }
+    st_sort(every.v, every.n, sizeof *every.v, rank_cmp);
+    rows = (struct st_trace_rows){every.n, every_row};
+    return &rows;
 }
 
 static int build(struct st_report *r)
@@ -365,7 +427,14 @@ void st_report_at_exit(void)
     struct st_report r;
     memset(&r, 0, sizeof r);
     if (build(&r) == 0) {
-        st_trace_finish(&r); /* the trace's footer: these same accounts */
+        if (st_trace_on) {
+            /* The trace's footer: these same accounts, every file. */
+            const struct st_trace_rows *rows = every_file(&r);
+            if (rows)
+                st_trace_finish(&r, rows);
+            else
+                st_warn("out of memory writing the trace's footer; the trace stays partial");
+        }
         if (!st_config.output || emit_to_output(&r) != 0) {
             int err_fd = st_lifecycle_report_fd_kept(); /* stderr, if still safe to write */
             if (err_fd >= 0)
