@@ -215,7 +215,6 @@ static const uint8_t *select_rows(struct fcur c, const struct st_trace_info *in,
 {
     struct st_trace_mem *scratch = NULL;
     const uint8_t *bad = NULL;
-    uint64_t ordinal = 0;
     while (!bad && c.p < c.end) {
         uint64_t tag;
         struct fcur rec;
@@ -238,7 +237,6 @@ static const uint8_t *select_rows(struct fcur c, const struct st_trace_info *in,
         if (sel->rows.cap)
             st_report_select_offer(sel, &f, at);
         st_trace_mem_reset(&scratch);
-        ordinal++;
     }
     st_trace_mem_free(scratch);
     if (bad || !sel->rows.cap)
