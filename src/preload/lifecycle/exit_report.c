@@ -336,6 +336,7 @@ static const struct st_trace_rows *every_file(const struct st_report *r)
     every.v = st_alloc((n ? n : 1) * sizeof *every.v);
     if (!every.v)
         return NULL;
+    every.n = 0; /* a fork child of a process that reported reports afresh */
     every.storage = &r->storage;
     for (struct st_file *f = st_files_first(); f; f = f->next_all) {
         struct st_report_file rf;
