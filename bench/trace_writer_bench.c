@@ -251,7 +251,8 @@ int main(int argc, char **argv)
     const char *source = st_trace_clock_source();
 
     struct st_report empty = {.capture = "exact", .pid = getpid()};
-    st_trace_finish(&empty);
+    const struct st_trace_rows none = {0, NULL};
+    st_trace_finish(&empty, &none);
     char path[4200];
     snprintf(path, sizeof path, "%s/trace_writer_bench.%ld.sktrace", dir, (long)getpid());
     uint64_t events, bytes, lost;

@@ -495,7 +495,7 @@ struct baseline *baseline_open(const char *path, const struct baseline_keys *key
     char *one[] = {(char *)path};
     struct inputs in;
     inputs_collect(one, 1, &in);
-    struct load_opts lo = {0, 1};
+    struct load_opts lo = {.want_sites = 1};
     for (size_t i = 0; i < in.n; i++)
         if (load_file(in.paths[i], &lo, on_process, b, err) != 0) {
             baseline_free(b);

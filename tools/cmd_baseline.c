@@ -38,7 +38,7 @@ static int save(struct baseline_keys *keys, const char *output, int keep_going, 
 {
     struct baseline *b = baseline_new(keys);
     struct skipped skipped = {0};
-    struct load_opts lo = {0, 1};
+    struct load_opts lo = {.want_sites = 1};
     progress_start("reading", (uint64_t)n);
     for (size_t i = 0; i < n; i++) {
         char err[ST_TRACE_ERROR_MAX];

@@ -628,7 +628,7 @@ int check_run(const struct check_opts *o, char **paths, int npaths)
             tool_bad_input("check --baseline: %s", err);
         c.now = baseline_new(o->keys);
     }
-    struct load_opts lo = {0, 1};
+    struct load_opts lo = {.want_sites = 1};
     progress_start("checking", (uint64_t)npaths);
     for (int i = 0; i < npaths; i++) {
         char err[ST_TRACE_ERROR_MAX];

@@ -61,7 +61,7 @@ int html_paths(const char *out, char **paths, size_t n, const struct html_opts *
     struct hctx c;
     memset(&c, 0, sizeof c);
     c.merged = merged_new();
-    struct load_opts lo = {0, 1};
+    struct load_opts lo = {.want_sites = 1};
     struct skipped skipped = {0};
     char **traces = calloc(n ? n : 1, sizeof *traces);
     if (!traces)

@@ -35,12 +35,14 @@ static const char usage[] =
     "  --top N                 at most N rows in site and process tables and, for\n"
     "                          several processes, the file and command tables (text:\n"
     "                          20 sites and processes, 10 files and commands by\n"
-    "                          default; JSON lists all)\n"
+    "                          default; JSON lists all, of one process of more than\n"
+    "                          1000 files the worst 1000 and the rest summed)\n"
     "  --full                  text, several processes: list everything: every\n"
     "                          process, file, stream and call site (by default the\n"
     "                          processes are grouped by command, and files and sites\n"
     "                          costing under 1 % of the run, or 64 KiB, are summed\n"
-    "                          on one line)\n"
+    "                          on one line); one process of more than 1000 files:\n"
+    "                          keep every file's row, for --json to list\n"
     "  --from-events           rebuild the accounts from the events even where the\n"
     "                          trace has a footer (a check of the trace itself)\n"
     "  --stats                 statistics of the trace files instead of a report:\n"
@@ -63,8 +65,9 @@ struct rctx {
     int json_started;
     size_t json_count;
     struct skipped skipped;
-    /* single process: rendered directly */
+    /* single process: rendered directly, from the rows it prints */
     int single;
+    struct devices devices; /* of every file it read */
     /* Where and when the run was, over its traces (origin_*). */
     char hosts[1024];
     uint64_t first_ns, end_ns;
@@ -219,12 +222,37 @@ static void skipped_text(const struct skipped *s)
 }
 
 /* The file table: 10 rows as at exit, or --top's; its last line says how
- * to see the rest in this command's terms. */
-static struct st_text_opts text_opts(const struct report_opts *o)
+ * to see the rest in this command's terms (JSON lists the worst
+ * ST_REPORT_JSON_FILES unless --full, as the library's report does). */
+static struct st_text_opts text_opts(const struct report_opts *o, const struct st_report *r)
 {
-    struct st_text_opts t = {.max_files = o->top ? o->top : 10,
-                             .more_hint = "--top N shows more, --json lists all"};
+    int bounded = !o->full && r->nfiles + r->nfiles_other > ST_REPORT_JSON_FILES;
+    struct st_text_opts t = {.max_files = o->top ? o->top : ST_REPORT_TEXT_FILES,
+                             .more_hint = bounded ? "--top N shows more, --json lists the worst "
+                                                    "1000, --json --full every one"
+                                                  : "--top N shows more, --json lists all"};
     return t;
+}
+
+/* The rows one process's report keeps (report_select.h): past
+ * ST_REPORT_JSON_FILES files, what its text or JSON prints, so that memory
+ * does not grow with the files it read; every row up to there (the report
+ * is then the same as with every row, to the order of tied call sites),
+ * and with --full. The devices are counted over every file. */
+static struct st_footer_rows single_rows(const struct report_opts *o, struct devices *devices)
+{
+    struct st_footer_rows rows = {0};
+    if (!o->json) {
+        rows.each_file = devices_add;
+        rows.ctx = devices;
+    }
+    if (o->full)
+        return rows;
+    rows.every_up_to = ST_REPORT_JSON_FILES;
+    rows.files = o->json ? ST_REPORT_JSON_FILES : o->top ? o->top : ST_REPORT_TEXT_FILES;
+    rows.pairs = o->json ? 0 : ST_REPORT_TEXT_SITES;
+    rows.findings = o->json ? ST_REPORT_JSON_FINDINGS : ST_REPORT_TEXT_FINDINGS;
+    return rows;
 }
 
 static int on_process(struct process *p, void *vctx)
@@ -235,14 +263,14 @@ static int on_process(struct process *p, void *vctx)
     origin_add(c, p);
     if (c->single && o->by == BY_FILE) {
         size_t len;
-        struct st_text_opts t = text_opts(o);
+        struct st_text_opts t = text_opts(o, &p->report);
         char *s = render_report(&p->report, o->json, &t, &len);
         if (o->json) {
             write_json_object(p, s, len);
         } else {
             out_write(s, len);
             origin_text(p->host, p->start_realtime_ns, p->duration_ns, p->labels, p->nlabels);
-            devices_text(&p->report);
+            devices_print(&c->devices);
         }
         free(s);
         c->loaded++;
@@ -414,10 +442,13 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
     c.o = o;
     c.merged = merged_new();
     c.ninputs = n;
-    struct load_opts lo = {o->from_events, 1};
+    struct load_opts lo = {.from_events = o->from_events, .want_sites = 1};
     /* A single trace prints its own report; a single JSON file may hold
      * several processes, so it goes the merged way. */
     c.single = n == 1 && traces == 1;
+    struct st_footer_rows rows = single_rows(o, &c.devices);
+    if (c.single && o->by == BY_FILE)
+        lo.rows = &rows;
     progress_start("reading traces", n);
     size_t bad = 0;
     for (size_t i = 0; i < n; i++) {

@@ -16,15 +16,6 @@
 
 #include "tool.h"
 
-#define MAX_DEVICES 16
-
-struct device {
-    dev_t dev;
-    size_t files;
-    long read_ahead_kb; /* -1: unknown */
-    char name[64];
-};
-
 /* A sysfs file's number, or -1. */
 static long read_number(const char *path)
 {
@@ -43,7 +34,7 @@ static long read_number(const char *path)
     return v;
 }
 
-static void describe(struct device *d)
+static void describe(struct device_files *d)
 {
     char sys[96], real[PATH_MAX], q[PATH_MAX + 32];
     snprintf(sys, sizeof sys, "/sys/dev/block/%u:%u", major(d->dev), minor(d->dev));
@@ -63,42 +54,52 @@ static void describe(struct device *d)
     }
 }
 
-void devices_text(const struct st_report *r)
+void devices_add(void *devices, const struct st_report_file *f)
 {
-    struct device dev[MAX_DEVICES];
-    size_t n = 0, more = 0;
-    for (size_t i = 0; i < r->nfiles; i++) {
-        const struct st_report_file *f = &r->files[i];
-        struct stat st;
-        if (!f->counts.kernel_read_bytes || f->path[0] != '/' || stat(f->path, &st) != 0 ||
-            !S_ISREG(st.st_mode) || major(st.st_dev) == 0)
-            continue;
-        size_t k = 0;
-        while (k < n && dev[k].dev != st.st_dev)
-            k++;
-        if (k == n) {
-            if (n == MAX_DEVICES) {
-                more++;
-                continue;
-            }
-            dev[n].dev = st.st_dev;
-            dev[n].files = 0;
-            describe(&dev[n++]);
+    struct devices *d = devices;
+    struct stat st;
+    if (!f->counts.kernel_read_bytes || f->path[0] != '/' || stat(f->path, &st) != 0 ||
+        !S_ISREG(st.st_mode) || major(st.st_dev) == 0)
+        return;
+    size_t k = 0;
+    while (k < d->n && d->dev[k].dev != st.st_dev)
+        k++;
+    if (k == d->n) {
+        if (d->n == DEVICES_MAX) {
+            d->more++;
+            return;
         }
-        dev[k].files++;
+        d->dev[k].dev = st.st_dev;
+        d->dev[k].files = 0;
+        describe(&d->dev[d->n++]);
     }
-    if (!n)
+    d->dev[k].files++;
+}
+
+void devices_print(const struct devices *d)
+{
+    if (!d->n)
         return;
     out_printf("\n  block devices of the files read (read_ahead_kb as it is now):\n");
-    for (size_t k = 0; k < n; k++) {
+    for (size_t k = 0; k < d->n; k++) {
         char ra[48];
-        if (dev[k].read_ahead_kb >= 0)
-            snprintf(ra, sizeof ra, "%ld KiB readahead", dev[k].read_ahead_kb);
+        if (d->dev[k].read_ahead_kb >= 0)
+            snprintf(ra, sizeof ra, "%ld KiB readahead", d->dev[k].read_ahead_kb);
         else
             snprintf(ra, sizeof ra, "readahead unknown");
-        out_printf("    %s (%u:%u): %s, %zu file%s\n", dev[k].name, major(dev[k].dev),
-                   minor(dev[k].dev), ra, dev[k].files, dev[k].files == 1 ? "" : "s");
+        out_printf("    %s (%u:%u): %s, %zu file%s\n", d->dev[k].name, major(d->dev[k].dev),
+                   minor(d->dev[k].dev), ra, d->dev[k].files, d->dev[k].files == 1 ? "" : "s");
     }
-    if (more)
-        out_printf("    ... and %zu more file%s on other devices\n", more, more == 1 ? "" : "s");
+    if (d->more)
+        out_printf("    ... and %zu more file%s on other devices\n", d->more,
+                   d->more == 1 ? "" : "s");
+}
+
+void devices_text(const struct st_report *r)
+{
+    struct devices d;
+    memset(&d, 0, sizeof d);
+    for (size_t i = 0; i < r->nfiles; i++)
+        devices_add(&d, &r->files[i]);
+    devices_print(&d);
 }

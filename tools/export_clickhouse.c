@@ -291,7 +291,7 @@ uint64_t clickhouse_export(FILE *out, char **paths, size_t n, const char *db,
     for (int t = 0; t < T_COUNT; t++)
         if (!(c->rows[t] = open_memstream(&c->buf[t], &c->len[t])))
             tool_bad_input("out of memory");
-    struct load_opts lo = {0, 1};
+    struct load_opts lo = {.want_sites = 1};
     for (size_t i = 0; i < n; i++) {
         char err[ST_TRACE_ERROR_MAX];
         if (load_file(paths[i], &lo, on_process, c, err) != 0)

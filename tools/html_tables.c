@@ -250,7 +250,9 @@ void html_process_table(FILE *f, const struct html_input *in)
           f);
     for (size_t i = 0; i < in->nrows && i < MAX_PROCESS_ROWS; i++) {
         const struct prow *r = &in->rows[i];
-        const struct st_counts *c = &r->t;
+        struct st_counts totals;
+        counts_packed_get(&r->t, &totals);
+        const struct st_counts *c = &totals;
         uint64_t sys = c->read_syscalls + c->lseek_syscalls + c->write_syscalls;
         double share = all->kernel_read_bytes
                            ? (double)c->kernel_read_bytes / (double)all->kernel_read_bytes

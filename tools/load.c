@@ -197,7 +197,7 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
     struct st_report footer; /* --from-events: the device figures, which no event holds */
     memset(&footer, 0, sizeof footer);
     if (!o->from_events)
-        rc = st_trace_footer_report(p.reader, &p.report, &p.footer_mem, err);
+        rc = st_trace_footer_rows(p.reader, o->rows, &p.report, &p.footer_mem, err);
     else if (st_trace_footer_report(p.reader, &footer, &p.footer_mem, err) < 0)
         err[0] = '\0'; /* a damaged footer: the events are the report */
     if (rc < 0) {
@@ -272,6 +272,8 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
         }
         if (p.footer_mem)
             take_storage(&p.report, &footer);
+        for (size_t i = 0; o->rows && o->rows->each_file && i < p.report.nfiles; i++)
+            o->rows->each_file(o->rows->ctx, &p.report.files[i]);
     }
     p.duration_ns = (in->finished && in->end_ns > in->start_ns ? in->end_ns : last_ns) - in->start_ns;
     rc = fn(&p, ctx);

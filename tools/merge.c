@@ -4,12 +4,15 @@
  * per fd, buffer and caveat, counting the streams it stands for); sites
  * are summed by (module, offset) of the site's own frame, so the same line
  * of the same program counts once whichever process ran it. Memory grows
- * with distinct files and sites, not with the number of processes. */
+ * with distinct files and sites, not with the number of processes, and
+ * their counts are kept packed (counts_packed.h) until the report is
+ * built. */
 #define _GNU_SOURCE 1
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "counts_packed.h"
 #include "findings.h"
 #include "tool.h"
 
@@ -17,14 +20,25 @@ struct msite {
     char *key;
     struct st_report_frame *frames;
     int nframes;
-    struct st_counts counts;
+    struct counts_packed counts;
+};
+
+/* A stream row: what st_report_stream holds but its counts, packed. */
+struct mstream {
+    int fd;
+    uint64_t buffer_size, requested_buffer_size;
+    enum st_buf_mode mode;
+    enum st_buf_origin origin;
+    char *caveat;
+    uint64_t folded;
+    struct counts_packed counts;
 };
 
 struct mfile {
     char *path;
-    struct st_counts counts;
+    struct counts_packed counts;
     uint64_t processes, processes_with_findings;
-    struct st_report_stream *streams;
+    struct mstream *streams;
     size_t nstreams, capstreams;
     struct msite *sites;
     size_t nsites, capsites;
@@ -126,7 +140,7 @@ static void site_key(const struct st_report_site *s, char *buf, size_t size)
              (unsigned long long)f->offset, f->function ? f->function : "");
 }
 
-static int streams_alike(const struct st_report_stream *a, const struct st_report_stream *b)
+static int streams_alike(const struct mstream *a, const struct st_report_stream *b)
 {
     return a->fd == b->fd && a->buffer_size == b->buffer_size &&
            a->requested_buffer_size == b->requested_buffer_size && a->mode == b->mode &&
@@ -141,7 +155,7 @@ static void add_stream(struct mfile *f, const struct st_report_stream *s)
 {
     for (size_t i = 0; i < f->nstreams; i++)
         if (streams_alike(&f->streams[i], s)) {
-            st_counts_add(&f->streams[i].counts, &s->counts);
+            counts_packed_add(&f->streams[i].counts, &s->counts);
             f->streams[i].folded += s->folded > 1 ? s->folded : 1;
             return;
         }
@@ -149,10 +163,15 @@ static void add_stream(struct mfile *f, const struct st_report_stream *s)
         f->capstreams = f->capstreams ? f->capstreams * 2 : 4;
         f->streams = xrealloc(f->streams, f->capstreams * sizeof *f->streams);
     }
-    struct st_report_stream *d = &f->streams[f->nstreams++];
-    *d = *s;
-    d->folded = s->folded > 1 ? s->folded : 1;
-    d->caveat = xstrdup(s->caveat); /* the process's report is freed after this */
+    struct mstream *d = &f->streams[f->nstreams++];
+    *d = (struct mstream){.fd = s->fd,
+                          .buffer_size = s->buffer_size,
+                          .requested_buffer_size = s->requested_buffer_size,
+                          .mode = s->mode,
+                          .origin = s->origin,
+                          .caveat = xstrdup(s->caveat), /* the process's report is freed after this */
+                          .folded = s->folded > 1 ? s->folded : 1};
+    counts_packed_add(&d->counts, &s->counts);
 }
 
 void merged_add(struct merged *m, const struct st_report *r)
@@ -172,7 +191,7 @@ void merged_add(struct merged *m, const struct st_report *r)
     for (size_t i = 0; i < r->nfiles; i++) {
         const struct st_report_file *rf = &r->files[i];
         struct mfile *f = file_of(m, rf->path);
-        st_counts_add(&f->counts, &rf->counts);
+        counts_packed_add(&f->counts, &rf->counts);
         f->processes++;
         f->processes_with_findings += st_file_has_findings(rf) != 0;
         f->device_read_bytes += rf->device_read_bytes;
@@ -206,9 +225,20 @@ void merged_add(struct merged *m, const struct st_report *r)
                     ms->frames[z].offset = s->frames[z].offset;
                 }
             }
-            st_counts_add(&f->sites[q].counts, &s->counts);
+            counts_packed_add(&f->sites[q].counts, &s->counts);
         }
     }
+}
+
+/* The rows of the report built last. */
+static void free_out(struct merged *m)
+{
+    for (size_t i = 0; m->out_files && i < m->n; i++) {
+        free(m->out_files[i].streams);
+        free(m->out_files[i].sites);
+    }
+    free(m->out_files);
+    m->out_files = NULL;
 }
 
 void merged_report(struct merged *m, struct st_report *out, const struct st_report *first)
@@ -223,7 +253,7 @@ void merged_report(struct merged *m, struct st_report *out, const struct st_repo
     out->capture = m->inferred ? "inferred" : "exact";
     out->capture_reason = m->inferred ? m->reason : NULL;
     out->libc_version = m->libc[0] ? m->libc : NULL;
-    free(m->out_files);
+    free_out(m);
     m->out_files = calloc(m->n ? m->n : 1, sizeof *m->out_files);
     if (!m->out_files)
         tool_bad_input("out of memory");
@@ -231,9 +261,23 @@ void merged_report(struct merged *m, struct st_report *out, const struct st_repo
         struct mfile *f = &m->files[i];
         struct st_report_file *rf = &m->out_files[i];
         rf->path = f->path;
-        rf->counts = f->counts;
-        rf->streams = f->streams;
+        counts_packed_get(&f->counts, &rf->counts);
         rf->nstreams = f->nstreams;
+        rf->streams = calloc(f->nstreams ? f->nstreams : 1, sizeof *rf->streams);
+        if (!rf->streams)
+            tool_bad_input("out of memory");
+        for (size_t k = 0; k < f->nstreams; k++) {
+            const struct mstream *ms = &f->streams[k];
+            struct st_report_stream *s = &rf->streams[k];
+            *s = (struct st_report_stream){.fd = ms->fd,
+                                           .buffer_size = ms->buffer_size,
+                                           .requested_buffer_size = ms->requested_buffer_size,
+                                           .mode = ms->mode,
+                                           .origin = ms->origin,
+                                           .caveat = ms->caveat,
+                                           .folded = ms->folded};
+            counts_packed_get(&ms->counts, &s->counts);
+        }
         rf->processes = f->processes;
         rf->processes_with_findings = f->processes_with_findings;
         rf->device_measured = f->device_processes == f->processes;
@@ -245,7 +289,7 @@ void merged_report(struct merged *m, struct st_report *out, const struct st_repo
         for (size_t k = 0; k < f->nsites; k++) {
             rf->sites[k].frames = f->sites[k].frames;
             rf->sites[k].nframes = f->sites[k].nframes;
-            rf->sites[k].counts = f->sites[k].counts;
+            counts_packed_get(&f->sites[k].counts, &rf->sites[k].counts);
         }
     }
     out->files = m->out_files;
@@ -273,8 +317,11 @@ void merged_free(struct merged *m)
     for (size_t i = 0; i < m->n; i++) {
         struct mfile *f = &m->files[i];
         free(f->path);
-        for (size_t k = 0; k < f->nstreams; k++)
-            free((char *)f->streams[k].caveat);
+        counts_packed_free(&f->counts);
+        for (size_t k = 0; k < f->nstreams; k++) {
+            free(f->streams[k].caveat);
+            counts_packed_free(&f->streams[k].counts);
+        }
         free(f->streams);
         for (size_t k = 0; k < f->nsites; k++) {
             for (int z = 0; z < f->sites[k].nframes; z++) {
@@ -284,13 +331,11 @@ void merged_free(struct merged *m)
             }
             free(f->sites[k].frames);
             free(f->sites[k].key);
+            counts_packed_free(&f->sites[k].counts);
         }
         free(f->sites);
     }
-    if (m->out_files)
-        for (size_t i = 0; i < m->n; i++)
-            free(m->out_files[i].sites);
-    free(m->out_files);
+    free_out(m);
     free(m->files);
     free(m->index);
     free((char *)m->reason);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "counts_packed.h"
 #include "report_model.h"
 #include "tool.h"
 
@@ -29,7 +30,7 @@ struct prow {
     int argc;
     char **argv;
     int depth;          /* in the process tree, for the table */
-    struct st_counts t; /* totals, by_call unused */
+    struct counts_packed t; /* totals: packed, a job has thousands of rows */
 };
 
 /* report_rows.c: a row for process p appended to *rows (grown as

@@ -29,7 +29,9 @@ void process_table(const struct prow *rows, size_t n, size_t top)
                "kernel read", "delivered", "reads", "lseeks", "command");
     for (size_t i = 0; i < n && i < top; i++) {
         char a[32], b1[32], b2[32], n1[32], n2[32];
-        const struct st_counts *t = &rows[i].t;
+        struct st_counts totals;
+        counts_packed_get(&rows[i].t, &totals);
+        const struct st_counts *t = &totals;
         out_printf("  %8ld %8ld  %-9s %9s %11s %11s %9s %9s  %*s%s\n", rows[i].pid, rows[i].ppid,
                    rows[i].status, st_fmt_ratio(a, sizeof a, st_counts_amplification(t)),
                    st_fmt_bytes(b1, sizeof b1, t->kernel_read_bytes),
@@ -47,7 +49,7 @@ struct group {
     const char *name;
     const struct prow *first;
     size_t n;
-    struct st_counts t;
+    struct counts_packed t;
     uint64_t cost;
 };
 
@@ -79,10 +81,15 @@ static size_t group_by_command(const struct prow *rows, size_t n, struct group *
         if (k == ng)
             g[ng++] = (struct group){.name = name, .first = &rows[i]};
         g[k].n++;
-        st_counts_add(&g[k].t, &rows[i].t);
+        struct st_counts t;
+        counts_packed_get(&rows[i].t, &t);
+        counts_packed_add(&g[k].t, &t);
     }
-    for (size_t k = 0; k < ng; k++)
-        g[k].cost = st_counts_cost(&g[k].t);
+    for (size_t k = 0; k < ng; k++) {
+        struct st_counts t;
+        counts_packed_get(&g[k].t, &t);
+        g[k].cost = st_counts_cost(&t);
+    }
     qsort(g, ng, sizeof *g, costlier_group);
     return ng;
 }
@@ -99,7 +106,9 @@ static void command_table(const struct prow *rows, size_t n, size_t top)
                "delivered", "reads", "lseeks", "command");
     for (size_t k = 0; k < ng && k < top; k++) {
         char p[32], a[32], b1[32], b2[32], n1[32], n2[32];
-        const struct st_counts *t = &g[k].t;
+        struct st_counts totals;
+        counts_packed_get(&g[k].t, &totals);
+        const struct st_counts *t = &totals;
         out_printf("  %9s %9s %11s %11s %9s %9s  %s\n", st_fmt_count(p, sizeof p, g[k].n),
                    st_fmt_ratio(a, sizeof a, st_counts_amplification(t)),
                    st_fmt_bytes(b1, sizeof b1, t->kernel_read_bytes),
@@ -112,6 +121,8 @@ static void command_table(const struct prow *rows, size_t n, size_t top)
         out_printf("  ... and %zu more command%s (--top N shows more, --by process lists each "
                    "process)\n",
                    ng - top, ng - top == 1 ? "" : "s");
+    for (size_t k = 0; k < ng; k++)
+        counts_packed_free(&g[k].t);
     free(g);
 }
 

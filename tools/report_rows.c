@@ -24,7 +24,7 @@ struct prow *prow_push(struct prow **rows, size_t *n, size_t *cap, const struct 
     snprintf(row->status, sizeof row->status, "%s", p->status);
     argv_line(&p->report, row->cmd, sizeof row->cmd);
     row->start = p->start_realtime_ns;
-    row->t = p->report.totals;
+    counts_packed_add(&row->t, &p->report.totals);
     row->argc = p->report.argc;
     row->argv = calloc((size_t)p->report.argc + 1, sizeof *row->argv);
     for (int i = 0; row->argv && i < p->report.argc; i++)
@@ -38,6 +38,7 @@ void prows_free(struct prow *rows, size_t n)
         for (int k = 0; rows[i].argv && k < rows[i].argc; k++)
             free(rows[i].argv[k]);
         free(rows[i].argv);
+        counts_packed_free(&rows[i].t);
     }
     free(rows);
 }

@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "report_model.h"
 #include "trace_model.h"
@@ -72,6 +73,10 @@ enum source_kind { SOURCE_TRACE, SOURCE_JSON };
 struct load_opts {
     int from_events;   /* rebuild from events even when a footer exists */
     int want_sites;    /* symbolize sites of rebuilt reports */
+    /* A trace's rows: NULL every file's; else the footer's rows kept so
+     * (trace_reader.h), and each_file shown every file, from the footer
+     * or from the events. */
+    const struct st_footer_rows *rows;
 };
 
 struct process {
@@ -133,7 +138,23 @@ char *render_report(const struct st_report *r, int json, const struct st_text_op
                     size_t *len);
 
 /* After a text report: the block devices under its files read, with their
- * read_ahead_kb as it is when the report is made (devices.c). */
+ * read_ahead_kb as it is when the report is made (devices.c): of a
+ * report's files, or of files shown one by one (devices_add, as a
+ * st_footer_rows's each_file: every file of a report that keeps a few
+ * rows) and then printed. */
+#define DEVICES_MAX 16
+struct device_files {
+    dev_t dev;
+    size_t files;
+    long read_ahead_kb; /* -1: unknown */
+    char name[64];
+};
+struct devices {
+    struct device_files dev[DEVICES_MAX];
+    size_t n, more; /* more: files on devices past DEVICES_MAX */
+};
+void devices_add(void *devices, const struct st_report_file *f);
+void devices_print(const struct devices *d);
 void devices_text(const struct st_report *r);
 
 /* "fseek2006 /tmp/d.dat" (argv joined, at most max bytes). */

@@ -143,7 +143,7 @@ int whatif_reports(char **paths, size_t n, int json, const char *glob)
     struct rctx c;
     memset(&c, 0, sizeof c);
     c.glob = glob;
-    struct load_opts lo = {0, 0};
+    struct load_opts lo = {0};
     for (size_t i = 0; i < n; i++) {
         char err[ST_TRACE_ERROR_MAX];
         if (load_file(paths[i], &lo, on_report, &c, err) != 0)

@@ -169,6 +169,17 @@ static const struct {
     {"mmap-unseen", mapped},
 };
 
+_Static_assert(sizeof rules / sizeof rules[0] == ST_HINT_RULES, "ST_HINT_RULES counts the rules");
+
+unsigned st_file_hints(const struct st_report_file *f)
+{
+    char text[512];
+    unsigned fired = 0;
+    for (size_t k = 0; k < ST_HINT_RULES; k++)
+        fired |= rules[k].fn(f, text, sizeof text) ? 1u << k : 0;
+    return fired;
+}
+
 size_t st_find_hints(const struct st_report *r, struct st_hint *out, size_t max)
 {
     size_t n = 0;

@@ -23,4 +23,9 @@ struct st_hint {
  * per rule: a hint speaks for every file it applies to. */
 size_t st_find_hints(const struct st_report *r, struct st_hint *out, size_t max);
 
+/* The rules that fire on f alone, bit k for the k-th of ST_HINT_RULES:
+ * a report that keeps a few rows keeps each rule's first file. */
+#define ST_HINT_RULES 4
+unsigned st_file_hints(const struct st_report_file *f);
+
 #endif

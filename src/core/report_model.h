@@ -109,6 +109,7 @@ struct st_report {
 /* How many rows each part of a report prints: the text report's worst
  * files and (file, call site) pairs, and the findings of each format. */
 #define ST_REPORT_TEXT_FILES 10
+#define ST_REPORT_JSON_FILES 1000 /* SEEKTRACE_REPORT_FILES's default */
 #define ST_REPORT_TEXT_SITES 5
 #define ST_REPORT_TEXT_FINDINGS 16
 #define ST_REPORT_JSON_FINDINGS 64

@@ -39,6 +39,16 @@ void *st_trace_mem_alloc(struct st_trace_mem **head, size_t n)
     return p;
 }
 
+void st_trace_mem_reset(struct st_trace_mem **head)
+{
+    struct st_trace_mem *b = *head;
+    if (!b)
+        return;
+    st_trace_mem_free(b->next);
+    b->next = NULL;
+    b->used = 0;
+}
+
 void st_trace_mem_free(void *block)
 {
     struct st_trace_mem *b = block;

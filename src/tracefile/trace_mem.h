@@ -12,4 +12,8 @@ struct st_trace_mem;
  * NULL when out of memory. */
 void *st_trace_mem_alloc(struct st_trace_mem **head, size_t n);
 
+/* Makes all of *head's memory free again for st_trace_mem_alloc, keeping
+ * one block: scratch memory reused for one record after another. */
+void st_trace_mem_reset(struct st_trace_mem **head);
+
 #endif

@@ -116,6 +116,26 @@ uint64_t st_trace_chunks_read(const struct st_trace_reader *r);
 int st_trace_footer_report(struct st_trace_reader *r, struct st_report *out, void **block,
                            char err[ST_TRACE_ERROR_MAX]);
 
+/* The same, keeping a row only for the files a report prints
+ * (report_select.h): the `files` worst, the files of the `pairs` worst
+ * (file, call site) pairs and of the first `findings` findings, each hint
+ * rule's first and the most read; the others are summed exactly into
+ * out->other and counted in out->nfiles_other, and totals are what they
+ * are with every row. Rows kept keep the footer's order. Memory: the
+ * footer's bytes while it is read, and the rows kept, whatever the number
+ * of files. files 0, or a footer of at most every_up_to files: every file
+ * gets a row (a report of those is then the same whatever the ties among
+ * its rows). each_file, when not NULL, is called with every file of the
+ * footer, kept or not (its strings and counts are valid during the call
+ * only). */
+struct st_footer_rows {
+    size_t files, pairs, findings, every_up_to;
+    void (*each_file)(void *ctx, const struct st_report_file *f);
+    void *ctx;
+};
+int st_trace_footer_rows(struct st_trace_reader *r, const struct st_footer_rows *rows,
+                         struct st_report *out, void **block, char err[ST_TRACE_ERROR_MAX]);
+
 /* Frees what st_trace_footer_report allocated. */
 void st_trace_mem_free(void *block);
 

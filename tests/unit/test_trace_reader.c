@@ -549,6 +549,97 @@ static void reads_the_device_figures(void **state)
     tb_free(&t);
 }
 
+/* A footer of a_footer's PROCESS and FILE (/data/x) and then FILE records
+ * /f0 .. /f{n-1}, each costlier than the next (/f0: n reads), and a
+ * STORAGE record measuring every file (device bytes 1000 + its index). */
+static size_t files_footer(uint8_t *out, size_t n)
+{
+    size_t len = a_footer(out);
+    uint8_t *o = out + len, rec[4096], *p;
+    for (size_t i = 0; i < n; i++) {
+        struct st_counts c;
+        memset(&c, 0, sizeof c);
+        c.read_syscalls = n - i;
+        c.kernel_read_bytes = c.delivered_bytes = 100 * (n - i);
+        c.by_call[ST_CALL_READ].calls = n - i;
+        p = rec;
+        p = st_put_u(p, 3);
+        *p++ = '/';
+        *p++ = 'f';
+        *p++ = (uint8_t)('0' + i);
+        p = st_counts_encode(p, &c);
+        p = st_put_u(p, 0); /* no stream */
+        p = st_put_u(p, 0); /* no site */
+        o = st_put_u(o, ST_FOOT_FILE);
+        o = st_put_u(o, (uint64_t)(p - rec));
+        memcpy(o, rec, (size_t)(p - rec));
+        o += p - rec;
+    }
+    p = rec;
+    p = st_put_u(p, ST_FOOT_STORAGE_MEASURED | ST_FOOT_STORAGE_PER_FILE);
+    p = st_put_u(p, 8192);
+    p = st_put_u(p, 0);
+    p = st_put_u(p, 0);
+    p = st_put_u(p, n + 1);
+    for (size_t i = 0; i <= n; i++) {
+        p = st_put_u(p, i);
+        p = st_put_u(p, 1000 + i);
+    }
+    o = st_put_u(o, ST_FOOT_STORAGE);
+    o = st_put_u(o, (uint64_t)(p - rec));
+    memcpy(o, rec, (size_t)(p - rec));
+    o += p - rec;
+    return (size_t)(o - out);
+}
+
+static void count_file(void *ctx, const struct st_report_file *f)
+{
+    (void)f;
+    (*(size_t *)ctx)++;
+}
+
+/* st_trace_footer_rows keeps the worst rows in the footer's order and
+ * sums the others exactly; every row up to every_up_to files. */
+static void keeps_the_rows_printed(void **state)
+{
+    (void)state;
+    struct tb t;
+    uint8_t payload[4096];
+    char err[ST_TRACE_ERROR_MAX];
+    struct st_report rep, all;
+    void *mem, *all_mem;
+    size_t seen = 0;
+    tb_init(&t, 1);
+    tb_footer(&t, payload, files_footer(payload, 5));
+    struct st_trace_reader *r = open_tb(&t, err);
+    assert_int_equal(st_trace_footer_report(r, &all, &all_mem, err), 1);
+    assert_int_equal(all.nfiles, 6);
+    struct st_footer_rows rows = {.files = 2, .each_file = count_file, .ctx = &seen};
+    assert_int_equal(st_trace_footer_rows(r, &rows, &rep, &mem, err), 1);
+    assert_int_equal(seen, 6);
+    /* /data/x (12288 bytes: the costliest and the most read), then /f0. */
+    assert_int_equal(rep.nfiles, 2);
+    assert_string_equal(rep.files[0].path, "/data/x");
+    assert_string_equal(rep.files[1].path, "/f0");
+    assert_true(rep.files[1].device_measured && rep.files[1].device_read_bytes == 1001);
+    assert_int_equal(rep.nfiles_other, 4);
+    assert_true(rep.other.read_syscalls == 4 + 3 + 2 + 1);
+    assert_true(rep.other.by_call[ST_CALL_READ].calls == 4 + 3 + 2 + 1);
+    assert_memory_equal(&rep.totals, &all.totals, sizeof rep.totals);
+    st_trace_mem_free(mem);
+    /* Up to every_up_to files, every row. */
+    rows.every_up_to = 6;
+    assert_int_equal(st_trace_footer_rows(r, &rows, &rep, &mem, err), 1);
+    assert_int_equal(rep.nfiles, 6);
+    assert_int_equal(rep.nfiles_other, 0);
+    assert_string_equal(rep.files[5].path, "/f4");
+    assert_true(rep.files[5].device_read_bytes == 1005);
+    st_trace_mem_free(mem);
+    st_trace_mem_free(all_mem);
+    st_trace_close(r);
+    tb_free(&t);
+}
+
 static void refuses_corrupt_footers(void **state)
 {
     (void)state;
@@ -589,6 +680,7 @@ int main(void)
         cmocka_unit_test(reads_why_recording_stopped),
         cmocka_unit_test(reads_the_footer),
         cmocka_unit_test(reads_the_device_figures),
+        cmocka_unit_test(keeps_the_rows_printed),
         cmocka_unit_test(refuses_corrupt_footers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -5,12 +5,14 @@
 #ifndef SEEKTRACE_CONFIG_H
 #define SEEKTRACE_CONFIG_H
 
+#include "report_model.h"
+
 enum st_format { ST_FORMAT_TEXT, ST_FORMAT_JSON };
 
 /* The JSON report's rows when SEEKTRACE_REPORT_FILES is not set: every file
  * of nearly any program, and a bounded report for one that reads tens of
  * thousands (docs/report-json.md, "Rows kept"). */
-#define ST_REPORT_FILES_DEFAULT 1000
+#define ST_REPORT_FILES_DEFAULT ST_REPORT_JSON_FILES
 
 struct st_config {
     const char *output;     /* SEEKTRACE_OUTPUT, NULL for stderr; may hold %p */

@@ -27,6 +27,7 @@
 #include "sites.h"
 #include "symbolize.h"
 #include "report_model.h"
+#include "report_select.h"
 #include "storage.h"
 #include "streams.h"
 #include "thread_state.h"
@@ -203,45 +204,15 @@ static void *room_for(void *have, size_t *cap, size_t want, size_t size)
     return p ? p : have;
 }
 
-/* The files a report prints, whichever they are among all the process
- * touched: the worst `rows` (the text report's ten, or the JSON report's
- * SEEKTRACE_REPORT_FILES), those holding the text report's worst call
- * sites, and the first files, in the report's order, that findings come
- * from. Each file is looked at once and ranked by keys computed once
- * (sort.h); the others are only summed. */
-struct selection {
-    struct st_topk rows, pairs, findings;
-    size_t active;
-    struct st_counts all;
-};
-
+/* The text report's candidates among rf's sites need them in the report's
+ * order (report_select.h). */
 static int site_rank_cmp(const void *a, const void *b)
 {
     return st_rank_cmp(&((const struct st_report_site *)a)->rank,
                        &((const struct st_report_site *)b)->rank);
 }
 
-/* The text report's candidates among rf's sites (report_text.c). */
-static void offer_pairs(struct selection *sel, struct st_report_file *rf, const struct st_file *f,
-                        struct scratch *sc)
-{
-    size_t cap = count_cells(f);
-    sc->sites = room_for(sc->sites, &sc->nsites, cap, sizeof *sc->sites);
-    fill_sites(rf, f, cap <= sc->nsites ? sc->sites : NULL, cap);
-    for (size_t k = 0; k < rf->nsites; k++)
-        rf->sites[k].rank = st_report_rank_site(&rf->sites[k]);
-    st_sort(rf->sites, rf->nsites, sizeof *rf->sites, site_rank_cmp);
-    for (size_t k = 0; k < rf->nsites && k < ST_REPORT_TEXT_SITES; k++) {
-        const struct st_counts *c = &rf->sites[k].counts;
-        if (!rf->sites[k].nframes || !(c->read_syscalls || c->lseek_syscalls))
-            continue;
-        struct st_rank pair = st_report_rank_pair(rf, &rf->sites[k], k);
-        pair.item = f;
-        st_topk_offer(&sel->pairs, &pair);
-    }
-}
-
-static void rank_one(struct selection *sel, const struct st_file *f, struct scratch *sc)
+static void rank_one(struct st_report_select *sel, const struct st_file *f, struct scratch *sc)
 {
     struct st_report_file rf;
     size_t n = st_file_row_streams(f);
@@ -249,39 +220,28 @@ static void rank_one(struct selection *sel, const struct st_file *f, struct scra
     st_file_row_fill(&rf, f, n <= sc->nstreams ? sc->streams : NULL);
     if (!st_counts_any(&rf.counts))
         return;
-    sel->active++;
-    st_counts_add(&sel->all, &rf.counts);
-    rf.rank = st_report_rank_file(&rf);
-    struct st_rank mine = rf.rank;
-    mine.item = f;
-    st_topk_offer(&sel->rows, &mine);
-    if (sel->pairs.cap)
-        offer_pairs(sel, &rf, f, sc);
-    if (st_file_has_findings(&rf))
-        st_topk_offer(&sel->findings, &mine);
-}
-
-static int by_item(const void *a, const void *b)
-{
-    const void *x = ((const struct st_rank *)a)->item, *y = ((const struct st_rank *)b)->item;
-    return x == y ? 0 : x < y ? -1 : 1;
+    if (sel->pairs.cap) {
+        size_t cap = count_cells(f);
+        sc->sites = room_for(sc->sites, &sc->nsites, cap, sizeof *sc->sites);
+        fill_sites(&rf, f, cap <= sc->nsites ? sc->sites : NULL, cap);
+        for (size_t k = 0; k < rf.nsites; k++)
+            rf.sites[k].rank = st_report_rank_site(&rf.sites[k]);
+        st_sort(rf.sites, rf.nsites, sizeof *rf.sites, site_rank_cmp);
+    }
+    st_report_select_offer(sel, &rf, f);
 }
 
 /* The rows of the selected files, each once; the other files summed. */
-static int keep_selected(struct st_report *r, const struct selection *sel)
+static int keep_selected(struct st_report *r, struct st_report_select *sel)
 {
-    size_t n = sel->rows.n + sel->pairs.n + sel->findings.n;
-    struct st_rank *all = st_alloc((n ? n : 1) * sizeof *all);
+    size_t n = sel->rows.cap + sel->pairs.cap + sel->findings.cap + ST_REPORT_SELECT_EXTRA;
+    const void **kept = st_alloc((n ? n : 1) * sizeof *kept);
     r->files = st_alloc((n ? n : 1) * sizeof *r->files);
-    if (!all || !r->files)
+    if (!kept || !r->files)
         return -1;
-    memcpy(all, sel->rows.v, sel->rows.n * sizeof *all);
-    memcpy(all + sel->rows.n, sel->pairs.v, sel->pairs.n * sizeof *all);
-    memcpy(all + sel->rows.n + sel->pairs.n, sel->findings.v, sel->findings.n * sizeof *all);
-    st_sort(all, n, sizeof *all, by_item);
+    n = st_report_select_kept(sel, kept);
     for (size_t i = 0; i < n; i++)
-        if (i == 0 || all[i].item != all[i - 1].item)
-            keep_row(r, all[i].item);
+        keep_row(r, kept[i]);
     r->other = sel->all;
     for (size_t i = 0; i < r->nfiles; i++)
         st_counts_sub(&r->other, &r->files[i].counts);
@@ -289,10 +249,11 @@ static int keep_selected(struct st_report *r, const struct selection *sel)
     return 0;
 }
 
-/* Every file with anything to show gets a row: the trace's footer holds
- * every file (trace-files.md), and SEEKTRACE_REPORT_FILES=all asks for it.
- * A fork child that read one of its parent's 20,000 files still writes
- * one row, and the pages of the others' rows are never touched. */
+/* Every file with anything to show gets a row: SEEKTRACE_REPORT_FILES=all
+ * asks for it, and a traced process of no more files than that keeps them
+ * (its report then reads as its trace's). A fork child that read one of
+ * its parent's 20,000 files still writes one row, and the pages of the
+ * others' rows are never touched. */
 static int keep_all(struct st_report *r)
 {
     size_t n = 0;
@@ -310,19 +271,18 @@ static int keep_all(struct st_report *r)
 static int select_rows(struct st_report *r)
 {
     int text = st_config.format != ST_FORMAT_JSON;
-    size_t rows = text ? ST_REPORT_TEXT_FILES : st_config.report_files;
-    if (st_trace_on || rows == 0)
+    size_t rows = text ? ST_REPORT_TEXT_FILES : st_config.report_files, files = 0;
+    for (struct st_file *f = st_files_first(); st_trace_on && f; f = f->next_all)
+        files++;
+    if (rows == 0 || (st_trace_on && files <= st_config.report_files))
         return keep_all(r);
     size_t nfind = text ? ST_REPORT_TEXT_FINDINGS : ST_REPORT_JSON_FINDINGS;
     size_t npairs = text ? ST_REPORT_TEXT_SITES : 0; /* JSON has no such list */
-    struct st_rank *v = st_alloc((rows + npairs + nfind) * sizeof *v);
+    struct st_rank *v = st_alloc((rows + npairs + nfind + ST_REPORT_SELECT_EXTRA) * sizeof *v);
     if (!v)
         return -1;
-    struct selection sel = {
-        .rows = {v, 0, rows},
-        .pairs = {v + rows, 0, npairs},
-        .findings = {v + rows + npairs, 0, nfind},
-    };
+    struct st_report_select sel;
+    st_report_select_init(&sel, v, rows, npairs, nfind);
     struct scratch sc = {0};
     for (struct st_file *f = st_files_first(); f; f = f->next_all)
         rank_one(&sel, f, &sc);
@@ -331,6 +291,66 @@ static int select_rows(struct st_report *r)
      * lists them all only up to SEEKTRACE_REPORT_FILES. */
     r->json_rows_bounded = !text || sel.active > st_config.report_files;
     return keep_selected(r, &sel);
+}
+
+/* The trace's footer lists every file with anything to show, in the
+ * report's order, whatever rows the report keeps: ranked once, then filled
+ * a row at a time into memory reused for the next (trace_writer.h). */
+static struct {
+    struct st_rank *v;
+    size_t n;
+    const struct st_report_storage *storage;
+    struct scratch sc;
+    struct st_report_file row;
+} every;
+
+static int rank_cmp(const void *a, const void *b)
+{
+    return st_rank_cmp(a, b);
+}
+
+static const struct st_report_file *every_row(size_t i)
+{
+    const struct st_file *f = every.v[i].item;
+    struct st_report_file *rf = &every.row;
+    size_t n = st_file_row_streams(f), cap = count_cells(f);
+    every.sc.streams = room_for(every.sc.streams, &every.sc.nstreams, n, sizeof *rf->streams);
+    st_file_row_fill(rf, f, n <= every.sc.nstreams ? every.sc.streams : NULL);
+    every.sc.sites = room_for(every.sc.sites, &every.sc.nsites, cap, sizeof *rf->sites);
+    fill_sites(rf, f, cap <= every.sc.nsites ? every.sc.sites : NULL, cap);
+    /* As st_report_finish orders a report's rows and sites. */
+    for (size_t k = 0; k < rf->nsites; k++)
+        rf->sites[k].rank = st_report_rank_site(&rf->sites[k]);
+    st_sort(rf->sites, rf->nsites, sizeof *rf->sites, site_rank_cmp);
+    rf->device_measured = every.storage->measured && every.storage->per_file;
+    return rf;
+}
+
+/* NULL when out of memory. */
+static const struct st_trace_rows *every_file(const struct st_report *r)
+{
+    static struct st_trace_rows rows;
+    size_t n = 0;
+    for (struct st_file *f = st_files_first(); f; f = f->next_all)
+        n++;
+    every.v = st_alloc((n ? n : 1) * sizeof *every.v);
+    if (!every.v)
+        return NULL;
+    every.n = 0; /* a fork child of a process that reported reports afresh */
+    every.storage = &r->storage;
+    for (struct st_file *f = st_files_first(); f; f = f->next_all) {
+        struct st_report_file rf;
+        size_t k = st_file_row_streams(f);
+        every.sc.streams = room_for(every.sc.streams, &every.sc.nstreams, k, sizeof *rf.streams);
+        st_file_row_fill(&rf, f, k <= every.sc.nstreams ? every.sc.streams : NULL);
+        if (!st_counts_any(&rf.counts))
+            continue;
+        every.v[every.n] = st_report_rank_file(&rf);
+        every.v[every.n++].item = f;
+    }
+    st_sort(every.v, every.n, sizeof *every.v, rank_cmp);
+    rows = (struct st_trace_rows){every.n, every_row};
+    return &rows;
 }
 
 static int build(struct st_report *r)
@@ -408,7 +428,14 @@ void st_report_at_exit(void)
     struct st_report r;
     memset(&r, 0, sizeof r);
     if (build(&r) == 0) {
-        st_trace_finish(&r); /* the trace's footer: these same accounts */
+        if (st_trace_on) {
+            /* The trace's footer: these same accounts, every file. */
+            const struct st_trace_rows *rows = every_file(&r);
+            if (rows)
+                st_trace_finish(&r, rows);
+            else
+                st_warn("out of memory writing the trace's footer; the trace stays partial");
+        }
         if (!st_config.output || emit_to_output(&r) != 0) {
             int err_fd = st_lifecycle_report_fd_kept(); /* stderr, if still safe to write */
             if (err_fd >= 0)

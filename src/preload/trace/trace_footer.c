@@ -113,7 +113,8 @@ static void enc_stats(struct sink *k, uint64_t end_ns)
     sink_u(k, __atomic_load_n(&st_tw.hdr->events_lost, __ATOMIC_RELAXED));
 }
 
-static void enc_storage(struct sink *k, const struct st_report *r)
+static void enc_storage(struct sink *k, const struct st_report *r,
+                        const struct st_trace_rows *rows)
 {
     const struct st_report_storage *s = &r->storage;
     sink_u(k, (s->measured ? ST_FOOT_STORAGE_MEASURED : 0) |
@@ -121,15 +122,13 @@ static void enc_storage(struct sink *k, const struct st_report *r)
     sink_u(k, s->device_read_bytes);
     sink_u(k, s->device_write_bytes);
     sink_str(k, s->measured ? NULL : s->why_not);
-    uint64_t n = 0;
-    for (size_t i = 0; i < r->nfiles; i++)
-        n += r->files[i].device_measured != 0;
-    sink_u(k, n);
-    for (size_t i = 0; i < r->nfiles; i++)
-        if (r->files[i].device_measured) {
-            sink_u(k, i);
-            sink_u(k, r->files[i].device_read_bytes);
-        }
+    /* Every row is measured or none is (storage.c). */
+    int each = s->measured && s->per_file;
+    sink_u(k, each ? rows->n : 0);
+    for (size_t i = 0; each && i < rows->n; i++) {
+        sink_u(k, i);
+        sink_u(k, rows->row(i)->device_read_bytes);
+    }
 }
 
 /* Each record: tag, length, body — the body encoded twice, to measure it
@@ -143,13 +142,16 @@ static void enc_storage(struct sink *k, const struct st_report *r)
         enc(k, __VA_ARGS__);                                                         \
     } while (0)
 
-static void enc_footer(struct sink *k, const struct st_report *r, uint64_t end_ns)
+static void enc_footer(struct sink *k, const struct st_report *r,
+                       const struct st_trace_rows *rows, uint64_t end_ns)
 {
     RECORD(k, ST_FOOT_PROCESS, enc_process, r);
-    for (size_t i = 0; i < r->nfiles; i++)
-        RECORD(k, ST_FOOT_FILE, enc_file, &r->files[i]);
+    for (size_t i = 0; i < rows->n; i++) {
+        const struct st_report_file *f = rows->row(i);
+        RECORD(k, ST_FOOT_FILE, enc_file, f);
+    }
     RECORD(k, ST_FOOT_STATS, enc_stats, end_ns);
-    RECORD(k, ST_FOOT_STORAGE, enc_storage, r);
+    RECORD(k, ST_FOOT_STORAGE, enc_storage, r, rows);
 }
 
 /* The last word on each recorded stream: its buffer as it ended (it may
@@ -168,7 +170,7 @@ static void sync_buffers(void)
             }
 }
 
-void st_trace_finish(const struct st_report *r)
+void st_trace_finish(const struct st_report *r, const struct st_trace_rows *rows)
 {
     if (!__atomic_load_n(&st_trace_on, __ATOMIC_ACQUIRE) ||
         __atomic_load_n(&st_tw.state, __ATOMIC_ACQUIRE) != READY || st_tw.finished)
@@ -187,7 +189,7 @@ void st_trace_finish(const struct st_report *r)
     __atomic_store_n(&st_tw.max_chunks, 0, __ATOMIC_RELEASE);
     uint64_t end_ns = st_trace_clock_anchor();
     struct sink measure = {NULL, 0};
-    enc_footer(&measure, r, end_ns);
+    enc_footer(&measure, r, rows, end_ns);
     size_t total = ST_TRACE_FOOTER_FRAME + measure.n;
     uint64_t nchunks = (total + CHUNK_SIZE - 1) / CHUNK_SIZE;
     uint64_t idx = __atomic_fetch_add(&st_tw.next_chunk, nchunks, __ATOMIC_ACQ_REL);
@@ -206,7 +208,7 @@ void st_trace_finish(const struct st_report *r)
     }
     uint8_t *frame = map;
     struct sink w = {frame + ST_TRACE_FOOTER_FRAME, 0};
-    enc_footer(&w, r, end_ns);
+    enc_footer(&w, r, rows, end_ns);
     uint32_t length = (uint32_t)w.n, crc = st_crc32(0, frame + ST_TRACE_FOOTER_FRAME, w.n);
     static const uint8_t footer_magic[8] = {'S', 'K', 'F', 'O', 'O', 'T', 'E', 'R'};
     memcpy(frame, footer_magic, sizeof footer_magic);

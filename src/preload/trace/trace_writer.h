@@ -50,9 +50,18 @@ void st_trace_init(void);
 void st_trace_set_argv(int argc, const char *const *argv);
 /* "inferred" capture, with its reason, for the trace header. */
 void st_trace_set_capture(const char *reason_if_inferred, const char *libc_version);
-/* The process is ending and r is its final report: write the footer and
- * mark the trace finished. Later events are not recorded. */
-void st_trace_finish(const struct st_report *r);
+/* The files a footer lists: every file with anything to show, in the
+ * report's order, however few rows the report itself keeps (so memory
+ * holds one row at a time, not one per file); row(i) fills memory valid
+ * until its next call. */
+struct st_trace_rows {
+    size_t n;
+    const struct st_report_file *(*row)(size_t i);
+};
+/* The process is ending and r is its final report (its process, storage
+ * and totals; rows lists its files): write the footer and mark the trace
+ * finished. Later events are not recorded. */
+void st_trace_finish(const struct st_report *r, const struct st_trace_rows *rows);
 
 /* The optional API (include/seektrace/seektrace.h, exported by
  * wrap/api.c): a MARK event with label (cut to its limit; NULL: none), and
