@@ -16,8 +16,7 @@ static int join(char path[64], const char *root, const char *rest)
     size_t a = strlen(root), b = strlen(rest);
     if (a + b >= 64)
         return 0;
-    memcpy(path, root, a);
-    memcpy(path + a, rest, b + 1);
+    stpcpy(stpcpy(path, root), rest);
     return 1;
 }
 
