@@ -155,7 +155,7 @@ uint32_t st_tw_file_locked(uint64_t need, uint64_t ahead, uint64_t map_off, uint
 static uint8_t *reach_chunk(uint64_t idx)
 {
     uint64_t w = idx / st_tw.window_chunks, end = st_tw_chunk_offset(idx) + CHUNK_SIZE;
-    struct window *win = &st_tw.windows[w];
+    struct window *win = &st_tw_windows[w];
     uint8_t *base = __atomic_load_n(&win->base, __ATOMIC_ACQUIRE);
     if (!base || end > __atomic_load_n(&st_tw.file_size, __ATOMIC_ACQUIRE)) {
         if (st_tw_lock_file() != 0) {
@@ -184,7 +184,7 @@ static uint8_t *reach_chunk(uint64_t idx)
 static void retire(uint64_t idx)
 {
     uint64_t w = idx / st_tw.window_chunks;
-    struct window *win = &st_tw.windows[w];
+    struct window *win = &st_tw_windows[w];
     if (__atomic_add_fetch(&win->retired, 1, __ATOMIC_ACQ_REL) * CHUNK_SIZE != window_len(w))
         return;
     uint8_t *base = __atomic_exchange_n(&win->base, NULL, __ATOMIC_ACQ_REL);
@@ -192,21 +192,17 @@ static void retire(uint64_t idx)
         syscall(SYS_munmap, base, window_len(w));
 }
 
-/* Every mapping of the trace; the tables with them. */
+/* Every mapping of the trace; the windows' table emptied with them. */
 void st_tw_unmap_all(void)
 {
-    for (uint64_t w = 0; st_tw.windows && w < st_tw.nwindows; w++)
-        if (st_tw.windows[w].base)
-            syscall(SYS_munmap, st_tw.windows[w].base, window_len(w));
+    for (uint64_t w = 0; w < st_tw.nwindows; w++)
+        if (st_tw_windows[w].base)
+            syscall(SYS_munmap, st_tw_windows[w].base, window_len(w));
     if (st_tw.hdr)
         syscall(SYS_munmap, st_tw.hdr, st_tw.header_size);
-    if (st_tw.tables)
-        syscall(SYS_munmap, st_tw.tables, st_tw.tables_len);
+    memset(st_tw_windows, 0, st_tw.nwindows * sizeof *st_tw_windows);
     st_tw.hdr = NULL;
-    st_tw.tables = NULL;
-    st_tw.windows = NULL;
-    st_tw.targets = NULL;
-    st_tw.sites = NULL;
+    st_tw.nwindows = 0;
 }
 
 /* ---- chunks ---------------------------------------------------------- */

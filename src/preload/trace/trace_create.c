@@ -1,7 +1,7 @@
 /* trace_create.c — creating the trace file, once per process on its first
  * event: its name (<name>.<pid>.sktrace, exclusive), its header and info
  * records (the call table, argv, the executable, capture, host, the parent's
- * trace), and the id tables' mapping. Also what the header says of the
+ * trace). Also what the header says of the
  * process (st_trace_set_argv, st_trace_set_capture). See
  * trace_writer_internal.h for the shape of the whole. */
 #define _GNU_SOURCE 1
@@ -187,25 +187,6 @@ static long create_exclusive(long pid)
     return -1;
 }
 
-/* The id tables and the windows' table, in one mapping of their own so
- * that a fork child's trace gives its parent's back (st_trace_restart). */
-static int map_tables(void)
-{
-    size_t targets = TARGETS * sizeof *st_tw.targets, sites = SITES * sizeof *st_tw.sites;
-    size_t len = targets + sites + st_tw.nwindows * sizeof *st_tw.windows;
-    len = (len + 4095) & ~(size_t)4095;
-    void *p = (void *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return -1;
-    st_tw.tables = p;
-    st_tw.tables_len = len;
-    st_tw.targets = p;
-    st_tw.sites = (struct site *)((char *)p + targets);
-    st_tw.windows = (struct window *)((char *)p + targets + sites);
-    return 0;
-}
-
 static int create_file(void)
 {
     long pid = syscall(SYS_getpid);
@@ -241,12 +222,6 @@ static int create_file(void)
         return -1;
     }
     st_tw_close(fd);
-    if (map_tables() != 0) {
-        syscall(SYS_munmap, map, header_size);
-        syscall(SYS_unlinkat, AT_FDCWD, st_tw_paths.path, 0);
-        st_warn("out of memory for the trace tables; not recording");
-        return -1;
-    }
     st_tw.dev = st.st_dev;
     st_tw.ino = st.st_ino;
     st_tw.file_size = header_size;

@@ -161,7 +161,7 @@ static void sync_buffers(void)
 {
     for (struct st_file *f = st_files_first(); f; f = f->next_all)
         for (struct st_stream *s = f->streams; s; s = s->next_in_file)
-            if (st_tw_target_find((uintptr_t)s | TAG_STREAM)) { /* never recorded: leave it so */
+            if (st_tw_id_of(&s->owner.trace_id)) { /* never recorded: leave it so */
                 st_trace_buffer_(s);
                 if (!s->closed)
                     st_trace_op_(s, ST_OP_EXIT, 0, 0, 0, 0);

@@ -30,6 +30,7 @@ _Static_assert(offsetof(struct st_trace_header, stop_reason) == 36, "stop_reason
 int st_trace_on;
 
 struct st_tw_state st_tw;
+struct window st_tw_windows[MAX_WINDOWS] ST_BULK;
 struct st_tw_paths st_tw_paths ST_BULK;
 /* Apart from st_tw, so that st_tw stays in .bss (no initialised data to map
  * and fault in); 1, so that a thread's zeroed state starts stale too. */
