@@ -407,14 +407,16 @@ void st_report_at_exit(void)
 
     struct st_report r;
     memset(&r, 0, sizeof r);
-    if (build(&r) == 0) {
+    /* SEEKTRACE_REPORT=off: the accounts go into the trace's footer only. */
+    int wanted = st_config.report || st_trace_on;
+    if (wanted && build(&r) == 0) {
         st_trace_finish(&r); /* the trace's footer: these same accounts */
-        if (!st_config.output || emit_to_output(&r) != 0) {
+        if (st_config.report && (!st_config.output || emit_to_output(&r) != 0)) {
             int err_fd = st_lifecycle_report_fd_kept(); /* stderr, if still safe to write */
             if (err_fd >= 0)
                 emit(&r, err_fd);
         }
-    } else {
+    } else if (wanted) {
         st_warn("out of memory building the report");
     }
     st_self.own_io--;
