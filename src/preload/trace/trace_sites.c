@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "bulk.h"
-#include "proc_self.h"
 #include "sites.h"
 #include "trace_encode.h"
 #include "trace_writer_internal.h"
@@ -63,17 +62,7 @@ static int module_segments(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     struct st_tw_thread *t = arg;
-    static char exe[MAX_PATH] ST_BULK; /* the process's file does not change: asked once */
-    const char *path = info->dlpi_name;
-    if (path[0] == '\0') {
-        if (!exe[0]) {
-            long n = st_proc_readlink("exe", exe, sizeof exe - 1);
-            if (n <= 0)
-                return 0;
-            exe[n] = '\0';
-        }
-        path = exe;
-    }
+    const char *path = info->dlpi_name[0] ? info->dlpi_name : st_tw_exe();
     if (path[0] != '/') /* the vdso: no file */
         return 0;
     uintptr_t page = (uintptr_t)getpagesize();

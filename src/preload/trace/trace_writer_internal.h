@@ -100,6 +100,7 @@ struct st_tw_paths {
     char dir[MAX_PATH];
     char path[MAX_PATH + 128];
     char parent_path[MAX_PATH + 128];
+    char exe[MAX_PATH]; /* st_tw_exe's */
 };
 extern struct st_tw_paths st_tw_paths ST_TW_SHARED;
 
@@ -156,6 +157,9 @@ void st_tw_mark_live(uint32_t flag);
 void st_tw_stop_recording(uint32_t reason);
 /* An event could not be recorded: counted in the header. */
 void st_tw_lost(void);
+/* The process's executable (/proc/self/exe), asked once (the header's
+ * EXE record and the module of its sites); "" when unknown. */
+const char *st_tw_exe(void);
 
 /* ---- trace_create.c ---------------------------------------------------- */
 
@@ -168,21 +172,25 @@ int st_tw_ensure_ready_slow(void);
 /* Raw open and close (never seen by the program's wrappers, nor ours). */
 long st_tw_open(const char *path, int flags, int mode);
 void st_tw_close(long fd);
-/* Extends fd from `from` to `to` bytes (SIGXFSZ held off); 0 or -1, errno. */
-int st_tw_extend(long fd, uint64_t from, uint64_t to);
 /* The trace file, reopened by name; -1 with errno (ESTALE: the name now
  * holds another file). */
 long st_tw_reopen(void);
+/* Why the file could not take more, from errno of the call that failed:
+ * ST_TRACE_STOP_*. */
+uint32_t st_tw_stop_reason(int e);
 /* Where chunk idx starts in the file. */
 uint64_t st_tw_chunk_offset(uint64_t idx);
+/* Window w's bytes: the last one ends with the cap. */
+uint64_t st_tw_window_len(uint64_t w);
 /* The file's lock (growing it, mapping windows); -1 when it stays taken
  * (a fatal-signal handler interrupted its holder). */
 int st_tw_lock_file(void);
-/* Under the lock: the file holds at least `need` bytes (`ahead` where the
- * disk allows), and with map_len, *map maps map_len bytes of it from
- * map_off. 0, or the reason (ST_TRACE_STOP_*) it could not. */
-uint32_t st_tw_file_locked(uint64_t need, uint64_t ahead, uint64_t map_off, uint64_t map_len,
-                           void **map);
+/* Under the lock (or while the trace is created), on the file open as fd:
+ * it holds at least `need` bytes (`ahead` where the disk allows), and with
+ * map_len, *map maps map_len bytes of it from map_off. 0, or the reason
+ * (ST_TRACE_STOP_*) it could not. */
+uint32_t st_tw_file_at(long fd, uint64_t need, uint64_t ahead, uint64_t map_off,
+                       uint64_t map_len, void **map);
 /* Every mapping of the trace; the windows' table emptied with them. */
 void st_tw_unmap_all(void);
 /* The thread's first event of an epoch: its state reset, the trace ready
