@@ -344,7 +344,7 @@ static int build(struct st_report *r)
     r->ppid = (long)syscall(SYS_getppid);
     r->argv = argv_saved;
     r->argc = argc_saved;
-    st_report_finish(r);
+    st_report_finish(r, st_alloc((r->nfiles ? r->nfiles : 1) * sizeof(size_t)));
     st_storage_report(r);
     st_symbolize_done();
     return 0;

@@ -198,18 +198,18 @@ void st_trace_finish(const struct st_report *r)
     void *map = NULL;
     uint32_t reason = st_tw_lock_file() == 0 ? ST_TRACE_STOP_NONE : ST_TRACE_STOP_IO_ERROR;
     if (!reason) {
+        /* The file ends right behind the footer's last byte (every event
+         * chunk lies before it; none is handed out after it): grown to
+         * there, or cut there when space was allocated ahead, at once, so
+         * that no descriptor of ours is open while the footer is written
+         * (the program's other threads run on, and could close its number
+         * or open a file of theirs on it). The blocks under the footer are
+         * allocated: writing it cannot fail. */
         long fd = st_tw_reopen();
-        reason = fd < 0 ? st_tw_stop_reason(errno)
-                        : st_tw_file_at(fd, off + len, off + len, off, len, &map);
-        /* The space allocated ahead given back at once, the file cut right
-         * behind the footer's last byte (every event chunk lies before it;
-         * none is handed out after it), so that no descriptor of ours is
-         * open while the footer is written: the program's other threads run
-         * on, and could close its number or open a file of theirs on it.
-         * The blocks under the footer stay allocated: writing it cannot
-         * fail. */
-        if (!reason)
-            syscall(SYS_ftruncate, (int)fd, (off_t)(off + total));
+        uint64_t end = off + total;
+        reason = fd < 0 ? st_tw_stop_reason(errno) : st_tw_file_at(fd, end, end, off, len, &map);
+        if (!reason && __atomic_load_n(&st_tw.file_size, __ATOMIC_ACQUIRE) > end)
+            syscall(SYS_ftruncate, (int)fd, (off_t)end);
         if (fd >= 0)
             st_tw_close(fd);
         st_spin_unlock(&st_tw.grow_lock);
