@@ -1,7 +1,7 @@
 /* trace_create.c — creating the trace file, once per process on its first
  * event: its name (<name>.<pid>.sktrace, exclusive), its header and info
  * records (the call table, argv, the executable, capture, host, the parent's
- * trace). Also what the header says of the
+ * trace), and the first chunk's room. Also what the header says of the
  * process (st_trace_set_argv, st_trace_set_capture). See
  * trace_writer_internal.h for the shape of the whole. */
 #define _GNU_SOURCE 1

@@ -201,7 +201,7 @@ uint8_t *st_tw_reserve_in_new_chunk(struct st_tw_thread *t);
 
 /* ---- trace_ids.c ------------------------------------------------------- */
 
-/* A stream's id, defining it (and its file) on first use; 0: none. */
+/* A stream's id, defining it (and its file) on first use. */
 uint32_t st_tw_stream_id(struct st_tw_thread *t, struct st_stream *s);
 /* The buffer byte (mode | origin << 4) of s. */
 uint8_t st_tw_buf_byte(const struct st_stream *s);
