@@ -495,6 +495,11 @@ def case_run_process_reports(ctx):
     a, b = ([f["path"] if not f["path"].startswith("pipe:") else "pipe" for f in r["files"]]
             for r in (own, off))
     expect(a == b and argv[1] in a, f"files differ: {a} {b}")
+    # A sweep inside a run reads its runs' reports all the same.
+    out, _ = ctx.st("run", "-q", "--", ctx.a.seektrace, "sweep", "--", *argv)
+    rows = [l for l in out.splitlines() if re.match(r"^[ *][ +*]\S+ (B|KiB|MiB) ", l)]
+    expect(len(rows) >= 10 and all(re.search(r"\s500\s", l) for l in rows),
+           f"sweep under run (every size: 500 lseeks): {out[-800:]}")
     env = ctx.traced_env()
     env["LD_PRELOAD"] = ctx.preload()
     for value, want in (("off", ""), ("on", "amplif."), ("maybe", "SEEKTRACE_REPORT=maybe is not")):
