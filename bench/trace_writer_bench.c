@@ -105,10 +105,9 @@ static uint64_t next_random(uint64_t *s)
 static void *run(void *arg)
 {
     struct job *j = arg;
-    /* Targets are keyed by address with a tag in the low bits: 16-byte
-     * aligned, as the library's arena hands them out. */
-    static __thread _Alignas(16) struct st_stream stream;
-    static __thread _Alignas(16) struct st_cell seek_cell, read_cell;
+    static __thread struct st_stream stream;
+    static __thread struct st_cell seek_cell, read_cell;
+    stream.owner.is_stream = 1;
     stream.fd = 3;
     stream.buffer_size = 4096;
     stream.mode = ST_BUF_FULL;
@@ -125,7 +124,7 @@ static void *run(void *arg)
         st_trace_sys_begin();
         st_trace_lseek(cs, ST_CALL_FSEEK, block);
         st_trace_sys_begin();
-        st_trace_read(NULL, cs, ST_CALL_FSEEK, block, 4096);
+        st_trace_read(cs, ST_CALL_FSEEK, block, 4096);
         st_trace_reread(i & 1 ? 4096 : 0);
         st_trace_seek(cs, 0, 0);
         st_trace_op(&stream, ST_OP_FSEEK, 0, SEEK_SET, pos, 1);

@@ -66,12 +66,17 @@ static const char usage[] =
     "                     load). KEY: up to 64 of A-Z a-z 0-9 _ . -; VALUE: up to\n"
     "                     256 bytes, no ','. Added to SEEKTRACE_LABELS's (k=v,k=v),\n"
     "                     replacing a label of the same key\n"
+    "  --process-reports  also have each process write its own report at exit, as\n"
+    "                     JSON, to DIR/reports/<pid>.json (kept with --trace DIR).\n"
+    "                     Without it no process writes one (SEEKTRACE_REPORT=off):\n"
+    "                     the run's report is made from the traces alone, and the\n"
+    "                     sites are named here once per module\n"
     "  --quiet, -q        no report (with --check: only the check's result)\n"
     "  --help             this text\n"
     "\n"
     "Environment: SEEKTRACE_LIBRARY overrides where the library is found (by default\n"
     "next to this program: the build tree, or ../lib of an installed seektrace).\n"
-    "The per-process reports at exit go to DIR/reports/<pid>.json, not stderr.\n"
+    "No process writes a report of its own at exit (see --process-reports).\n"
     "\n"
     "Exit status: the command's own (128+N when a signal N killed it); with checks,\n"
     "1 when a limit is exceeded (else the command's status); 2 when seektrace itself\n"
@@ -305,7 +310,7 @@ static void forward(int sig)
  * or 0 after --help. */
 static int parse_options(int argc, char **argv, struct report_opts *ro, struct check_opts *co,
                          const char **trace_dir, const char **output, const char **html,
-                         int *quiet)
+                         int *quiet, int *process_reports)
 {
     int i = 1;
     for (; i < argc; i++) {
@@ -331,6 +336,8 @@ static int parse_options(int argc, char **argv, struct report_opts *ro, struct c
             ro->full = 1;
         } else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0) {
             *quiet = 1;
+        } else if (strcmp(a, "--process-reports") == 0) {
+            *process_reports = 1;
         } else if (opt_value("run", argc, argv, &i, "--by", &v)) {
             ro->by = !strcmp(v, "file") ? BY_FILE : !strcmp(v, "site") ? BY_SITE
                   : !strcmp(v, "process") ? BY_PROCESS : (enum report_by)-1;
@@ -425,8 +432,9 @@ int cmd_run(int argc, char **argv)
     struct check_opts co;
     check_opts_init(&co);
     const char *trace_dir = NULL, *output = NULL, *html = NULL;
-    int quiet = 0;
-    int i = parse_options(argc, argv, &ro, &co, &trace_dir, &output, &html, &quiet);
+    int quiet = 0, process_reports = 0;
+    int i = parse_options(argc, argv, &ro, &co, &trace_dir, &output, &html, &quiet,
+                          &process_reports);
     if (i == 0) {
         check_opts_free(&co);
         return 0;
@@ -465,16 +473,23 @@ int cmd_run(int argc, char **argv)
     char *dir = realpath(trace_dir, NULL);
     if (!dir)
         tool_bad_input("--trace %s: %s", trace_dir, strerror(errno));
-    char *reports, *report_pattern;
-    if (asprintf(&reports, "%s/reports", dir) < 0 ||
-        asprintf(&report_pattern, "%s/%%p.json", reports) < 0)
-        tool_bad_input("out of memory");
-    /* As open as the directory given: one the user made writable for all
-     * (mode 1777) lets a process that switched user (su, setpriv) write its
-     * report too. */
-    struct stat dst;
-    if (mkdir(reports, 0700) == 0 && stat(dir, &dst) == 0 && (dst.st_mode & 07777) != 0700)
-        chmod(reports, dst.st_mode & 07777); /* mkdir's mode passes through the umask */
+    /* Each process's own report, when asked for: creating a file per
+     * process cost 0.2 to 0.8 ms each under a slow /tmp, for reports the
+     * run's own never reads (it is made from the traces). */
+    char *report_pattern = NULL;
+    if (process_reports) {
+        char *reports;
+        if (asprintf(&reports, "%s/reports", dir) < 0 ||
+            asprintf(&report_pattern, "%s/%%p.json", reports) < 0)
+            tool_bad_input("out of memory");
+        /* As open as the directory given: one the user made writable for
+         * all (mode 1777) lets a process that switched user (su, setpriv)
+         * write its report too. */
+        struct stat dst;
+        if (mkdir(reports, 0700) == 0 && stat(dir, &dst) == 0 && (dst.st_mode & 07777) != 0700)
+            chmod(reports, dst.st_mode & 07777); /* mkdir's mode passes through the umask */
+        free(reports);
+    }
 
     fflush(NULL);
     int ready[2];
@@ -491,13 +506,20 @@ int cmd_run(int argc, char **argv)
             _exit(127);
         setenv("LD_PRELOAD", preload, 1);
         setenv("SEEKTRACE_TRACE", dir, 1);
-        setenv("SEEKTRACE_OUTPUT", report_pattern, 1);
-        setenv("SEEKTRACE_FORMAT", "json", 1);
+        if (report_pattern) {
+            setenv("SEEKTRACE_REPORT", "on", 1);
+            setenv("SEEKTRACE_OUTPUT", report_pattern, 1);
+            setenv("SEEKTRACE_FORMAT", "json", 1);
+        } else {
+            setenv("SEEKTRACE_REPORT", "off", 1);
+        }
         if (labels)
             setenv("SEEKTRACE_LABELS", labels, 1);
-        /* Source lines are read once for the whole job, here, from the
-         * traces: not by libdw in every process (issue 21). */
-        setenv("SEEKTRACE_SYMBOLIZE", "later", 0);
+        /* Sites are named once for the whole job, here, from the traces:
+         * no process opens a module file or loads libdw (issue 21). Reports
+         * of their own are read as they are: those processes name theirs. */
+        if (!report_pattern)
+            setenv("SEEKTRACE_SYMBOLIZE", "later", 0);
         execvp(cmd[0], cmd);
         int e = errno;
         (void)!write(ready[1], &e, sizeof e);
@@ -538,7 +560,6 @@ int cmd_run(int argc, char **argv)
     else if (!quiet)
         tool_warn("traces kept in %s", dir);
     free(dir);
-    free(reports);
     free(report_pattern);
     free(lib);
     free(exe);

@@ -333,6 +333,9 @@ static void run_once(struct sweep *s, uint64_t size, int policy, struct run *r)
         setenv("SEEKTRACE_BUFSIZE", n, 1);
         if (policy >= 0)
             setenv("SEEKTRACE_FADVISE", policies[policy], 1);
+        /* Each run's report is what the sweep reads (a `seektrace run`
+         * around the sweep turns them off for its processes). */
+        setenv("SEEKTRACE_REPORT", "on", 1);
         setenv("SEEKTRACE_FORMAT", "json", 1);
         setenv("SEEKTRACE_OUTPUT", s->pattern, 1);
         /* Recording a trace costs time the sweep would then measure. */

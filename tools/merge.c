@@ -307,7 +307,9 @@ void merged_report(struct merged *m, struct st_report *out, const struct st_repo
                      m->storage_why ? m->storage_why : "not measured");
         out->storage.why_not = m->storage_text;
     }
-    st_report_finish(out);
+    size_t *order = malloc((out->nfiles ? out->nfiles : 1) * sizeof *order);
+    st_report_finish(out, order);
+    free(order);
 }
 
 void merged_free(struct merged *m)

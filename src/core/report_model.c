@@ -98,7 +98,7 @@ const char *st_frame_describe(const struct st_report_frame *f, char *buf, size_t
     return buf;
 }
 
-void st_report_finish(struct st_report *r)
+void st_report_finish(struct st_report *r, size_t *order)
 {
     for (size_t i = 0; i < r->nfiles; i++) {
         struct st_report_file *f = &r->files[i];
@@ -106,7 +106,9 @@ void st_report_finish(struct st_report *r)
         for (size_t k = 0; k < f->nsites; k++)
             f->sites[k].rank = st_report_rank_site(&f->sites[k]);
     }
-    if (r->nfiles > 1)
+    if (r->nfiles > 1 && order)
+        st_sort_rows(r->files, r->nfiles, sizeof *r->files, worse_file_first, order);
+    else if (r->nfiles > 1)
         st_sort(r->files, r->nfiles, sizeof *r->files, worse_file_first);
     for (size_t i = 0; i < r->nfiles; i++)
         if (r->files[i].nsites > 1)

@@ -49,6 +49,55 @@ void st_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
     }
 }
 
+/* sift_down over indexes into base. */
+static void sift_down_index(size_t *order, size_t i, size_t n, const unsigned char *base,
+                            size_t size, int (*cmp)(const void *, const void *))
+{
+    for (;;) {
+        size_t big = i, l = 2 * i + 1, r = l + 1;
+        if (l < n && cmp(base + order[l] * size, base + order[big] * size) > 0)
+            big = l;
+        if (r < n && cmp(base + order[r] * size, base + order[big] * size) > 0)
+            big = r;
+        if (big == i)
+            return;
+        size_t t = order[i];
+        order[i] = order[big];
+        order[big] = t;
+        i = big;
+    }
+}
+
+void st_sort_rows(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *),
+                  size_t *order)
+{
+    unsigned char *b = base;
+    if (n < 2)
+        return;
+    for (size_t i = 0; i < n; i++)
+        order[i] = i;
+    for (size_t i = n / 2; i-- > 0;)
+        sift_down_index(order, i, n, b, size, cmp);
+    for (size_t end = n - 1; end > 0; end--) {
+        size_t t = order[0];
+        order[0] = order[end];
+        order[end] = t;
+        sift_down_index(order, 0, end, b, size, cmp);
+    }
+    /* Position i takes the element at order[i]: each cycle of the
+     * permutation is followed, one swap putting one element in place. */
+    for (size_t i = 0; i < n; i++) {
+        size_t j = i;
+        while (order[j] != i) {
+            size_t k = order[j];
+            swap(b + j * size, b + k * size, size);
+            order[j] = j;
+            j = k;
+        }
+        order[j] = j;
+    }
+}
+
 static int cmp_u64_desc(uint64_t x, uint64_t y)
 {
     return x == y ? 0 : x > y ? -1 : 1;

@@ -16,6 +16,13 @@
 
 void st_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
+/* The same order for large elements (a report's rows are kilobytes, and
+ * st_sort moves them n log n times): their indexes are sorted in `order`,
+ * the caller's room for n, then each element is moved once, into its
+ * place. */
+void st_sort_rows(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *),
+                  size_t *order);
+
 /* Better is: larger a, then larger b, then larger c, then the smaller name
  * (strcmp; NULL names are equal), then the smaller id. */
 struct st_rank {

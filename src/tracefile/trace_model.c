@@ -749,7 +749,7 @@ int st_trace_model_report(struct st_trace_model *m, const struct st_trace_info *
         }
     r->storage.processes = r->storage.processes_unmeasured = 1;
     r->storage.why_not = "the trace has no footer: the process never wrote its device figures";
-    st_report_finish(r);
+    st_report_finish(r, model_alloc(m, r->nfiles * sizeof(size_t)));
     rc = 0;
 out:
     free(files);

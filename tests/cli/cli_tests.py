@@ -368,11 +368,13 @@ def case_roundtrip_threads(ctx):
 
 # ---- several processes -----------------------------------------------------------
 
-def run_json(ctx, *args, rc=0, dirname="run", strace_to=None):
+def run_json(ctx, *args, rc=0, dirname="run", strace_to=None, process_reports=False):
     """seektrace run --json --trace DIR ... ; returns (merged JSON, DIR)."""
     d = os.path.join(ctx.newdir(dirname), "traces")
     out = os.path.join(os.path.dirname(d), "report.json")
-    ctx.st("run", "--trace", d, "--json", "-o", out, "--", *args, rc=rc, strace_to=strace_to)
+    more = ["--process-reports"] if process_reports else []
+    ctx.st("run", "--trace", d, "--json", "-o", out, *more, "--", *args, rc=rc,
+           strace_to=strace_to)
     with open(out) as fh:
         return json.load(fh), d
 
@@ -382,7 +384,7 @@ def case_multiprocess_pipeline(ctx):
     script = (f"cat {ctx.bin} | wc -c > /dev/null; head -c 100000 {ctx.bin} > /dev/null; "
               f"cat {ctx.text} {ctx.bin} | cat > /dev/null")
     log = os.path.join(ctx.tmp, "strace.pipeline")
-    j, d = run_json(ctx, "sh", "-c", script, strace_to=log)
+    j, d = run_json(ctx, "sh", "-c", script, strace_to=log, process_reports=True)
     expect(j["schema"] == "seektrace.merged/2", f"schema {j.get('schema')}")
     procs = j["processes"]
     names = sorted(p["argv"][0] for p in procs)
@@ -467,11 +469,54 @@ def case_run_exit_status(ctx):
     expect("already holds traces" in err, err)
 
 
+def case_run_process_reports(ctx):
+    """Without --process-reports no process writes a report of its own
+    (SEEKTRACE_REPORT=off): the trace directory holds traces alone, each
+    finished with its footer, whose accounts are those the same command's
+    process writes in its report with --process-reports. The setting
+    itself: off writes nothing at exit; a bad value is one warning and the
+    report."""
+    argv = [ctx.a.demo, os.path.join(ctx.tmp, "pr.dat"), "--seeks", "500"]
+    subprocess.run(argv, check=True, capture_output=True, timeout=120)  # makes its file
+    quiet = ctx.newdir("quiet")
+    ctx.st("run", "-q", "--trace", quiet, "--", *argv)
+    names = os.listdir(quiet)
+    expect(len(names) == 1 and names[0].endswith(".sktrace"), f"trace dir holds {names}")
+    off = ctx.stj("report", "--json", os.path.join(quiet, names[0]))
+    expect("trace" not in off, f"trace not finished: {off.get('trace')}")
+    kept = ctx.newdir("kept")
+    ctx.st("run", "-q", "--trace", kept, "--process-reports", "--", *argv)
+    (own,) = reports_in(os.path.join(kept, "reports")).values()
+    # The device's figures are the run's own (the report file is written).
+    a, b = ({k: v for k, v in r["totals"].items() if not k.startswith("device_")}
+            for r in (own, off))
+    expect(a == b and a["read_syscalls"] > 500, f"totals differ:\n{a}\n{b}")
+    # The same files (the demo's stdout is a pipe of another name each run).
+    a, b = ([f["path"] if not f["path"].startswith("pipe:") else "pipe" for f in r["files"]]
+            for r in (own, off))
+    expect(a == b and argv[1] in a, f"files differ: {a} {b}")
+    # A sweep inside a run reads its runs' reports all the same.
+    out, _ = ctx.st("run", "-q", "--", ctx.a.seektrace, "sweep", "--", *argv)
+    rows = [l for l in out.splitlines() if re.match(r"^[ *][ +*]\S+ (B|KiB|MiB) ", l)]
+    expect(len(rows) >= 10 and all(re.search(r"\s500\s", l) for l in rows),
+           f"sweep under run (every size: 500 lseeks): {out[-800:]}")
+    env = ctx.traced_env()
+    env["LD_PRELOAD"] = ctx.preload()
+    for value, want in (("off", ""), ("on", "amplif."), ("maybe", "SEEKTRACE_REPORT=maybe is not")):
+        p = subprocess.run(argv, env=dict(env, SEEKTRACE_REPORT=value), capture_output=True,
+                           timeout=120)
+        err = p.stderr.decode(errors="replace")
+        expect(p.returncode == 0 and (want in err if want else err == ""),
+               f"SEEKTRACE_REPORT={value}: exit {p.returncode}, stderr {err[:300]!r}")
+    expect("amplif." in err, f"a bad value still reports: {err[:300]!r}")
+
+
 def case_run_switch_user(ctx):
     """-q says nothing when no process read a file; a --trace directory of
-    mode 1777 gives its reports directory the same mode, so a process that
-    switched user (as root: setpriv to nobody) writes its trace and report
-    there instead of warning on the program's stderr."""
+    mode 1777 gives its reports directory (--process-reports) the same
+    mode, so a process that switched user (as root: setpriv to nobody)
+    writes its trace and report there instead of warning on the program's
+    stderr."""
     _, err = ctx.st("run", "-q", "--", "false", rc=1)
     expect(err == "", f"-q printed {err!r}")
     # --json with no process to report is still a document.
@@ -488,7 +533,7 @@ def case_run_switch_user(ctx):
         cmd = ["cat", "/etc/passwd"]
         if os.geteuid() == 0 and setpriv:
             cmd = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] + cmd
-        _, err = ctx.st("run", "-q", "--trace", d, "--", *cmd)
+        _, err = ctx.st("run", "-q", "--trace", d, "--process-reports", "--", *cmd)
         expect(err == "", f"stderr {err!r}")
         reports = os.path.join(d, "reports")
         mode = os.stat(reports).st_mode & 0o7777
@@ -676,7 +721,8 @@ def case_run_symbolize_later(ctx):
         log, out = os.path.join(d, "strace.openat"), os.path.join(d, "report.json")
         # Without the setting `run` makes it later; with it, as given.
         env = dict(os.environ, SEEKTRACE_SYMBOLIZE=mode) if mode == "exit" else None
-        ctx.st("run", "--trace", os.path.join(d, "traces"), "--json", "-o", out, "--", "strace",
+        ctx.st("run", "--trace", os.path.join(d, "traces"), "--json", "-o", out,
+               "--process-reports", "--", "strace",
                "-f", "-qq", "-e", "trace=openat", "-o", log, *argv, env=env)
         with open(out) as fh:
             runs[mode] = (json.load(fh), os.path.join(d, "traces"), log)

@@ -11,6 +11,7 @@ here). docs/reliability.md says what each case guarantees.
 """
 import argparse
 import collections
+import glob
 import json
 import os
 import random
@@ -716,6 +717,44 @@ def path_max(ctx):
     return problems
 
 
+def trace_ids(ctx):
+    """A traced process that names more files, streams and cells than the
+    writer's id tables held (32,768 before they went into the records):
+    rl_churn's 10 files, 1,500 rounds, a new stream record each fopen and 5
+    cells each (about 60,000 ids). The trace is complete, no event lost, and
+    the accounts rebuilt from its events equal its footer's."""
+    d = churn_files(ctx, 10, "ids")
+    rounds = 1500
+    traces = ctx.fresh("traces")
+    argv = [os.path.join(ctx.bin, "rl_churn"), d, str(rounds), "10"]
+    env = rl.preload_env(ctx.lib, ctx.fresh("reports"), {"SEEKTRACE_TRACE": traces,
+                                                           "SEEKTRACE_REPORT": "off"})
+    r = rl.run(argv, env, cwd=ctx.fresh("cwd"), timeout=120)
+    if r.returncode != 0:
+        return [f"rl_churn: {rl.status_text(r.returncode)}, stderr {r.stderr[-300:]!r}"]
+    (trace,) = glob.glob(os.path.join(traces, "*.sktrace"))
+
+    def report(*more):
+        p = subprocess.run([ctx.cli, "report", "--json", *more, trace], capture_output=True,
+                           timeout=120)
+        if p.returncode != 0:
+            raise rl.Failure(f"report {more}: exit {p.returncode}: {p.stderr[-300:]!r}")
+        return json.loads(p.stdout)
+
+    footer, events = report(), report("--from-events")
+    streams = sum(len(f["streams"]) for f in footer["files"])
+    print(f"{streams} stream records, fopen {footer['totals']['calls'].get('fopen')}, "
+          f"trace {footer.get('trace', 'complete')}")
+    problems = []
+    if "trace" in footer:
+        problems.append(f"the trace is not whole: {footer['trace']}")
+    if footer["totals"]["calls"].get("fopen") != 10 * rounds:
+        problems.append(f"fopen {footer['totals']['calls'].get('fopen')}, expected {10 * rounds}")
+    if events["totals"] != footer["totals"]:
+        problems.append("the events' accounts differ from the footer's")
+    return problems
+
+
 CASES = {
     "vmsize": lambda c: vmsize(c, traced=False),
     "vmsize_traced": lambda c: vmsize(c, traced=True),
@@ -728,6 +767,7 @@ CASES = {
     "report_rows": report_rows,
     "many_files": many_files,
     "many_files_traced": many_files_traced,
+    "trace_ids": trace_ids,
 }
 
 

@@ -46,7 +46,7 @@ static void demo_128k(void)
     report.pid = 42;
     report.files = &file;
     report.nfiles = 1;
-    st_report_finish(&report);
+    st_report_finish(&report, NULL);
 }
 
 static const struct st_finding *find_rule(struct st_finding *f, size_t n, const char *rule)
@@ -122,7 +122,7 @@ static void runs(uint64_t device, uint64_t lseeks)
     report.nfiles = 1;
     report.storage.measured = 1;
     report.storage.device_read_bytes = device;
-    st_report_finish(&report);
+    st_report_finish(&report, NULL);
 }
 
 static void readahead_overfetch_on_short_random_runs(void **state)

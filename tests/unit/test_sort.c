@@ -52,11 +52,54 @@ static void sorts_odd_sized_elements(void **state)
     }
 }
 
+/* st_sort_rows gives st_sort's order, each element moved whole, for every
+ * length (every shape of permutation cycles) and a payload wider than
+ * swap's block. */
+struct row {
+    int key;
+    unsigned id;
+    char payload[300];
+};
+
+static int row_by_key(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    int c = ascending(&x->key, &y->key);
+    return c ? c : (x->id > y->id) - (x->id < y->id);
+}
+
+static void sorts_rows_through_indexes(void **state)
+{
+    (void)state;
+    enum { MAX = 130 };
+    static struct row rows[MAX], ref[MAX];
+    size_t order[MAX];
+    for (size_t n = 0; n <= MAX; n++) {
+        for (size_t i = 0; i < n; i++) {
+            rows[i].key = (int)((i * 7919u) % 17u);
+            rows[i].id = (unsigned)i;
+            for (size_t k = 0; k < sizeof rows[i].payload; k++)
+                rows[i].payload[k] = (char)(i + k);
+            ref[i] = rows[i];
+        }
+        st_sort_rows(rows, n, sizeof rows[0], row_by_key, order);
+        st_sort(ref, n, sizeof ref[0], row_by_key);
+        for (size_t i = 0; i < n; i++) {
+            assert_int_equal(rows[i].key, ref[i].key);
+            assert_int_equal(rows[i].id, ref[i].id);
+            assert_int_equal(rows[i].payload[299], (char)(rows[i].id + 299));
+            if (i > 0)
+                assert_true(row_by_key(&rows[i - 1], &rows[i]) < 0);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sorts_every_length_and_duplicates),
         cmocka_unit_test(sorts_odd_sized_elements),
+        cmocka_unit_test(sorts_rows_through_indexes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

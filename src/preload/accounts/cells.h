@@ -8,15 +8,29 @@
 #ifndef SEEKTRACE_CELLS_H
 #define SEEKTRACE_CELLS_H
 
+#include <stdint.h>
+
 #include "tally.h"
 #include "thread_state.h"
 
 struct st_site;
 
+/* The head of every record cells belong to (a file, for the program's own
+ * POSIX calls on it, or a stream), so that a cell's owner is told apart,
+ * and named in the trace, from the cell alone. trace_id: the record's id in
+ * the process's trace, given and read by the writer alone
+ * (trace/trace_ids.c); records are never reused while a trace is written
+ * (fold.h), so an id stays its record's. */
+struct st_cell_owner {
+    uint64_t trace_id;
+    int is_stream;
+};
+
 struct st_cell {
-    const void *owner;
+    const void *owner; /* a struct st_cell_owner */
     struct st_site *site;
     unsigned epoch; /* st_accounts_epoch when its counts were last current */
+    uint64_t trace_id; /* as st_cell_owner's */
     struct st_tally counts;
     struct st_cell *next_of_owner;
     void *hash_next; /* hash_chains.h */

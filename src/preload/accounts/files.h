@@ -27,6 +27,7 @@ struct st_handler_counts {
 };
 
 struct st_file {
+    struct st_cell_owner owner; /* first: a cell's owner may be a file */
     const char *path;
     int seekable;             /* offsets mean something: ranges are tracked */
     unsigned char unnamed;    /* nothing names it: "fd:N ..." (st_file_of_fd) */

@@ -14,7 +14,7 @@ void st_record_read_at(struct st_file *f, struct st_tally *c, struct st_call_cos
     st_self.reads++;
     if (!c)
         return;
-    st_trace_read(f, c, call, offset, result);
+    st_trace_read(c, call, offset, result);
     uint64_t again = st_record_read_counts(f, c, cc, offset, result);
     st_trace_reread(again); /* a macro: its argument is evaluated only when tracing */
 }
@@ -31,7 +31,7 @@ void st_record_fstat(struct st_tally *c, enum st_call call)
 void st_record_write_at(struct st_file *f, struct st_tally *c, struct st_call_cost *cc,
                         enum st_call call, int64_t offset, ssize_t result)
 {
-    st_trace_write_at(f, c, call, offset, result);
+    st_trace_write_at(c, call, offset, result);
     st_record_write_counts(c, cc, result);
 }
 

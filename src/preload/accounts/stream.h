@@ -11,6 +11,7 @@
 #include <stdio.h>
 
 #include "attribution.h"
+#include "cells.h"
 #include "report_model.h"
 #include "tally.h"
 #include "whatif_stream.h"
@@ -21,7 +22,16 @@
 
 struct st_file;
 
+/* A stream's buffer as its trace last recorded it (trace/trace_ids.c):
+ * a BUF event is written when the stream's differs. */
+struct st_traced_buffer {
+    uint64_t size, requested;
+    unsigned mode; /* mode | origin << 4 */
+    const char *caveat;
+};
+
 struct st_stream {
+    struct st_cell_owner owner; /* first: a cell's owner may be a stream */
     FILE *fp;
     int fd;
     struct st_file *file;
@@ -67,6 +77,7 @@ struct st_stream {
     enum st_buf_origin origin;
     const char *caveat; /* modes whose work the hooks cannot see */
     void *forced_buffer; /* SEEKTRACE_BUFSIZE's buffer (bufsize.h) */
+    struct st_traced_buffer traced;
     size_t forced_size;
 
     /* What a 4 KiB buffer would have read (ops.h). */

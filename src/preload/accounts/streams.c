@@ -174,6 +174,7 @@ static struct st_stream *bind(FILE *fp, enum how how, const char *name)
         s = st_alloc(sizeof *s);
     if (!e || !s)
         return NULL;
+    s->owner.is_stream = 1;
     s->fp = fp;
     s->fd = fd;
     s->file = e->file;

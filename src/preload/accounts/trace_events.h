@@ -37,13 +37,11 @@ void st_trace_seek_(struct st_tally *c, int kept, uint64_t resync);
 void st_trace_written_(struct st_tally *c, uint64_t n);
 void st_trace_flush_cause_(struct st_tally *c, int cause);
 void st_trace_sys_begin_(void);
-void st_trace_read_(struct st_file *f, struct st_tally *c, enum st_call call, int64_t offset,
-                    ssize_t result);
+void st_trace_read_(struct st_tally *c, enum st_call call, int64_t offset, ssize_t result);
 void st_trace_reread_(uint64_t again);
 void st_trace_lseek_(struct st_tally *c, enum st_call call, int64_t result);
 void st_trace_fstat_(struct st_tally *c, enum st_call call);
-void st_trace_write_at_(struct st_file *f, struct st_tally *c, enum st_call call, int64_t offset,
-                        ssize_t result);
+void st_trace_write_at_(struct st_tally *c, enum st_call call, int64_t offset, ssize_t result);
 void st_trace_close_(struct st_stream *s);
 void st_trace_op_(struct st_stream *s, unsigned op, int flag, uint64_t n, int64_t x,
                   int ends_call);
@@ -107,20 +105,20 @@ ST_TRACE_FORWARD(written, (struct st_tally *c, uint64_t n), (c, n))
 ST_TRACE_FORWARD(flush_cause, (struct st_tally *c, int cause), (c, cause))
 /* A syscall is about to be made: the next syscall event's start time. */
 ST_TRACE_FORWARD(sys_begin, (void), ())
-/* st_record_read's arguments. */
-ST_TRACE_FORWARD(read, (struct st_file *f, struct st_tally *c, enum st_call call,
-                        int64_t offset, ssize_t result),
-                 (f, c, call, offset, result))
+/* st_record_read's arguments (but the file: the cell names it). */
+ST_TRACE_FORWARD(read, (struct st_tally *c, enum st_call call, int64_t offset, ssize_t result),
+                 (c, call, offset, result))
 /* The read just recorded re-read `again` bytes. */
 ST_TRACE_FORWARD(reread, (uint64_t again), (again))
 /* An lseek syscall (st_record_lseek) that returned result. */
 ST_TRACE_FORWARD(lseek, (struct st_tally *c, enum st_call call, int64_t result),
                  (c, call, result))
 ST_TRACE_FORWARD(fstat, (struct st_tally *c, enum st_call call), (c, call))
-/* st_record_write_at's arguments: a write-family syscall charged to call. */
-ST_TRACE_FORWARD(write_at, (struct st_file *f, struct st_tally *c, enum st_call call,
-                            int64_t offset, ssize_t result),
-                 (f, c, call, offset, result))
+/* st_record_write_at's arguments (but the file: the cell names it): a
+ * write-family syscall charged to call. */
+ST_TRACE_FORWARD(write_at, (struct st_tally *c, enum st_call call, int64_t offset,
+                            ssize_t result),
+                 (c, call, offset, result))
 ST_TRACE_FORWARD(close, (struct st_stream *s), (s))
 /* A stream operation (ST_OP_*, trace_format.h) for `seektrace whatif`:
  * flag is its F1; n its unsigned field (FSEEK: whence; OTHER: the call);

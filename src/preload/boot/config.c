@@ -23,6 +23,14 @@ void st_config_load(void (*load_trace)(void), void (*load_output)(void))
         else if (strcmp(v, "text") != 0)
             st_warn("SEEKTRACE_FORMAT=%s is not 'text' or 'json'; using text", v);
     }
+    v = getenv("SEEKTRACE_REPORT");
+    st_config.report = 1;
+    if (v && *v) {
+        if (strcmp(v, "off") == 0)
+            st_config.report = 0;
+        else if (strcmp(v, "on") != 0)
+            st_warn("SEEKTRACE_REPORT=%s is not 'on' or 'off'; using on", v);
+    }
     v = getenv("SEEKTRACE_STACK");
     st_config.stack = 1;
     if (v && *v) {

@@ -18,6 +18,8 @@ struct st_config {
     const char *output;     /* SEEKTRACE_OUTPUT, NULL for stderr; may hold %p */
     int output_fd;          /* the descriptor it names (/dev/stdout, /dev/fd/N), or -1 */
     enum st_format format;  /* SEEKTRACE_FORMAT */
+    int report;             /* SEEKTRACE_REPORT: 0 = none at exit (a trace's footer still
+                             * holds the accounts: what `seektrace run` asks for) */
     int stack;              /* SEEKTRACE_STACK: frames per call site, 0 = off */
     int symbolize_later;    /* SEEKTRACE_SYMBOLIZE=later: frames left as addresses */
     unsigned long report_files; /* SEEKTRACE_REPORT_FILES: JSON rows, 0 = every file */

@@ -364,7 +364,7 @@ static int build(struct st_report *r)
     r->ppid = (long)syscall(SYS_getppid);
     r->argv = argv_saved;
     r->argc = argc_saved;
-    st_report_finish(r);
+    st_report_finish(r, st_alloc((r->nfiles ? r->nfiles : 1) * sizeof(size_t)));
     st_storage_report(r);
     st_symbolize_done();
     return 0;
@@ -427,7 +427,9 @@ void st_report_at_exit(void)
 
     struct st_report r;
     memset(&r, 0, sizeof r);
-    if (build(&r) == 0) {
+    /* SEEKTRACE_REPORT=off: the accounts go into the trace's footer only. */
+    int wanted = st_config.report || st_trace_on;
+    if (wanted && build(&r) == 0) {
         if (st_trace_on) {
             /* The trace's footer: these same accounts, every file. */
             const struct st_trace_rows *rows = every_file(&r);
@@ -436,12 +438,12 @@ void st_report_at_exit(void)
             else
                 st_warn("out of memory writing the trace's footer; the trace stays partial");
         }
-        if (!st_config.output || emit_to_output(&r) != 0) {
+        if (st_config.report && (!st_config.output || emit_to_output(&r) != 0)) {
             int err_fd = st_lifecycle_report_fd_kept(); /* stderr, if still safe to write */
             if (err_fd >= 0)
                 emit(&r, err_fd);
         }
-    } else {
+    } else if (wanted) {
         st_warn("out of memory building the report");
     }
     st_self.own_io--;

@@ -32,6 +32,9 @@ struct st_site {
      * stack has told (the library function below the site: fgets, getc,
      * ...); ST_CALL_OTHER until one has, or when it is none we know. */
     enum st_call via;
+    /* Its id in the process's trace, given and read by the writer alone
+     * (trace/trace_sites.c). */
+    uint64_t trace_id;
     struct st_site *next_all;
     void *hash_next; /* hash_chains.h */
 };

@@ -41,10 +41,11 @@ static int allocate(long fd, uint64_t from, uint64_t to)
     return -1;
 }
 
-/* Past RLIMIT_FSIZE both raise SIGXFSZ, whose default action kills the
- * program: blocked meanwhile, and discarded when ours (own_fds.h); the
- * growth fails with EFBIG instead. */
-int st_tw_extend(long fd, uint64_t from, uint64_t to)
+/* Extends fd from `from` to `to` bytes; 0 or -1, errno. Past RLIMIT_FSIZE
+ * both raise SIGXFSZ, whose default action kills the program: blocked
+ * meanwhile, and discarded when ours (own_fds.h); the growth fails with
+ * EFBIG instead. */
+static int extend(long fd, uint64_t from, uint64_t to)
 {
     if (to <= from)
         return 0;
@@ -57,8 +58,7 @@ int st_tw_extend(long fd, uint64_t from, uint64_t to)
     return r;
 }
 
-/* Why the file could not take more: errno of the call that failed. */
-static uint32_t stop_reason_of(int e)
+uint32_t st_tw_stop_reason(int e)
 {
     switch (e) {
     case ENOSPC:
@@ -97,8 +97,7 @@ uint64_t st_tw_chunk_offset(uint64_t idx)
     return st_tw.header_size + idx * CHUNK_SIZE;
 }
 
-/* Window w's bytes: the last one ends with the cap. */
-static uint64_t window_len(uint64_t w)
+uint64_t st_tw_window_len(uint64_t w)
 {
     uint64_t left = st_tw.cap_chunks - w * st_tw.window_chunks;
     return (left < st_tw.window_chunks ? left : st_tw.window_chunks) * CHUNK_SIZE;
@@ -116,36 +115,41 @@ int st_tw_lock_file(void)
     return 0;
 }
 
-/* Under the lock: the file holds at least `need` bytes (`ahead` where the
- * disk allows: fewer calls), and with map_len, *map maps map_len bytes of
- * it from map_off. 0, or the reason (ST_TRACE_STOP_*) it could not. */
-uint32_t st_tw_file_locked(uint64_t need, uint64_t ahead, uint64_t map_off, uint64_t map_len,
-                            void **map)
+uint32_t st_tw_file_at(long fd, uint64_t need, uint64_t ahead, uint64_t map_off,
+                       uint64_t map_len, void **map)
 {
-    long fd = st_tw_reopen();
-    if (fd < 0)
-        return stop_reason_of(errno);
     uint32_t reason = ST_TRACE_STOP_NONE;
     uint64_t size = st_tw.file_size;
     if (need > size) {
         if (ahead < need)
             ahead = need;
-        if (st_tw_extend(fd, size, ahead) == 0)
+        if (extend(fd, size, ahead) == 0)
             size = ahead;
-        else if (ahead > need && st_tw_extend(fd, size, need) == 0)
+        else if (ahead > need && extend(fd, size, need) == 0)
             size = need;
         else
-            reason = stop_reason_of(errno);
+            reason = st_tw_stop_reason(errno);
         __atomic_store_n(&st_tw.file_size, size, __ATOMIC_RELEASE);
     }
     if (!reason && map_len) {
         void *m = (void *)syscall(SYS_mmap, NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED,
                                   (int)fd, (off_t)map_off);
         if (m == MAP_FAILED)
-            reason = stop_reason_of(errno);
+            reason = st_tw_stop_reason(errno);
         else
             *map = m;
     }
+    return reason;
+}
+
+/* st_tw_file_at on the file reopened by name, under the lock. */
+static uint32_t file_locked(uint64_t need, uint64_t ahead, uint64_t map_off, uint64_t map_len,
+                            void **map)
+{
+    long fd = st_tw_reopen();
+    if (fd < 0)
+        return st_tw_stop_reason(errno);
+    uint32_t reason = st_tw_file_at(fd, need, ahead, map_off, map_len, map);
     st_tw_close(fd);
     return reason;
 }
@@ -155,7 +159,7 @@ uint32_t st_tw_file_locked(uint64_t need, uint64_t ahead, uint64_t map_off, uint
 static uint8_t *reach_chunk(uint64_t idx)
 {
     uint64_t w = idx / st_tw.window_chunks, end = st_tw_chunk_offset(idx) + CHUNK_SIZE;
-    struct window *win = &st_tw.windows[w];
+    struct window *win = &st_tw_windows[w];
     uint8_t *base = __atomic_load_n(&win->base, __ATOMIC_ACQUIRE);
     if (!base || end > __atomic_load_n(&st_tw.file_size, __ATOMIC_ACQUIRE)) {
         if (st_tw_lock_file() != 0) {
@@ -163,10 +167,10 @@ static uint8_t *reach_chunk(uint64_t idx)
             return NULL;
         }
         int saved = errno;
-        uint64_t start = st_tw_chunk_offset(w * st_tw.window_chunks), len = window_len(w);
+        uint64_t start = st_tw_chunk_offset(w * st_tw.window_chunks), len = st_tw_window_len(w);
         void *map = NULL;
         base = win->base;
-        uint32_t reason = st_tw_file_locked(end, start + len, start, base ? 0 : len, &map);
+        uint32_t reason = file_locked(end, start + len, start, base ? 0 : len, &map);
         if (!reason && !base)
             __atomic_store_n(&win->base, base = map, __ATOMIC_RELEASE);
         errno = saved;
@@ -184,29 +188,25 @@ static uint8_t *reach_chunk(uint64_t idx)
 static void retire(uint64_t idx)
 {
     uint64_t w = idx / st_tw.window_chunks;
-    struct window *win = &st_tw.windows[w];
-    if (__atomic_add_fetch(&win->retired, 1, __ATOMIC_ACQ_REL) * CHUNK_SIZE != window_len(w))
+    struct window *win = &st_tw_windows[w];
+    if (__atomic_add_fetch(&win->retired, 1, __ATOMIC_ACQ_REL) * CHUNK_SIZE != st_tw_window_len(w))
         return;
     uint8_t *base = __atomic_exchange_n(&win->base, NULL, __ATOMIC_ACQ_REL);
     if (base)
-        syscall(SYS_munmap, base, window_len(w));
+        syscall(SYS_munmap, base, st_tw_window_len(w));
 }
 
-/* Every mapping of the trace; the tables with them. */
+/* Every mapping of the trace; the windows' table emptied with them. */
 void st_tw_unmap_all(void)
 {
-    for (uint64_t w = 0; st_tw.windows && w < st_tw.nwindows; w++)
-        if (st_tw.windows[w].base)
-            syscall(SYS_munmap, st_tw.windows[w].base, window_len(w));
+    for (uint64_t w = 0; w < st_tw.nwindows; w++)
+        if (st_tw_windows[w].base)
+            syscall(SYS_munmap, st_tw_windows[w].base, st_tw_window_len(w));
     if (st_tw.hdr)
         syscall(SYS_munmap, st_tw.hdr, st_tw.header_size);
-    if (st_tw.tables)
-        syscall(SYS_munmap, st_tw.tables, st_tw.tables_len);
+    memset(st_tw_windows, 0, st_tw.nwindows * sizeof *st_tw_windows);
     st_tw.hdr = NULL;
-    st_tw.tables = NULL;
-    st_tw.windows = NULL;
-    st_tw.targets = NULL;
-    st_tw.sites = NULL;
+    st_tw.nwindows = 0;
 }
 
 /* ---- chunks ---------------------------------------------------------- */

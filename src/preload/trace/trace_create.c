@@ -1,7 +1,7 @@
 /* trace_create.c — creating the trace file, once per process on its first
  * event: its name (<name>.<pid>.sktrace, exclusive), its header and info
  * records (the call table, argv, the executable, capture, host, the parent's
- * trace), and the id tables' mapping. Also what the header says of the
+ * trace), and the first chunk's room. Also what the header says of the
  * process (st_trace_set_argv, st_trace_set_capture). See
  * trace_writer_internal.h for the shape of the whole. */
 #define _GNU_SOURCE 1
@@ -20,7 +20,6 @@
 
 #include "bulk.h"
 #include "config.h"
-#include "proc_self.h"
 #include "trace_clock.h"
 #include "trace_codec.h"
 #include "trace_writer_internal.h"
@@ -104,9 +103,9 @@ static size_t build_info(void)
     p = info_record(p, ST_TRACE_INFO_CALLS, tmp, n);
     n = argv_bytes(tmp, sizeof tmp);
     p = info_record(p, ST_TRACE_INFO_ARGV, tmp, n);
-    long len = st_proc_readlink("exe", tmp, MAX_PATH - 1);
-    if (len > 0)
-        p = info_record(p, ST_TRACE_INFO_EXE, tmp, (size_t)len);
+    const char *exe = st_tw_exe();
+    if (exe[0])
+        p = info_record(p, ST_TRACE_INFO_EXE, exe, strlen(exe));
     const char *capture = proc.inferred ? "inferred" : "exact";
     p = info_record(p, ST_TRACE_INFO_CAPTURE, capture, strlen(capture));
     if (proc.inferred)
@@ -187,25 +186,6 @@ static long create_exclusive(long pid)
     return -1;
 }
 
-/* The id tables and the windows' table, in one mapping of their own so
- * that a fork child's trace gives its parent's back (st_trace_restart). */
-static int map_tables(void)
-{
-    size_t targets = TARGETS * sizeof *st_tw.targets, sites = SITES * sizeof *st_tw.sites;
-    size_t len = targets + sites + st_tw.nwindows * sizeof *st_tw.windows;
-    len = (len + 4095) & ~(size_t)4095;
-    void *p = (void *)syscall(SYS_mmap, NULL, len, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
-        return -1;
-    st_tw.tables = p;
-    st_tw.tables_len = len;
-    st_tw.targets = p;
-    st_tw.sites = (struct site *)((char *)p + targets);
-    st_tw.windows = (struct window *)((char *)p + targets + sites);
-    return 0;
-}
-
 static int create_file(void)
 {
     long pid = syscall(SYS_getpid);
@@ -226,13 +206,23 @@ static int create_file(void)
     if (st_tw.window_chunks < WINDOW_MIN / CHUNK_SIZE)
         st_tw.window_chunks = WINDOW_MIN / CHUNK_SIZE;
     st_tw.nwindows = (st_tw.cap_chunks + st_tw.window_chunks - 1) / st_tw.window_chunks;
-    /* Only the header now: chunks are mapped a window at a time. */
-    void *map = MAP_FAILED;
+    st_tw.header_size = header_size;
+    st_tw.file_size = 0;
+    /* The header, mapped for the trace's life, and the first window on the
+     * same descriptor: the event creating the trace is about to take its
+     * first chunk (later windows reopen the file: no descriptor is kept).
+     * Space for the header and that one chunk only, at once where the disk
+     * and RLIMIT_FSIZE allow: most processes write no more, and then the
+     * footer follows it with nothing allocated ahead to give back (an
+     * ftruncate freeing blocks cost 50-60 us on this VM's ext4). The next
+     * chunk grows the file to the window's end. */
+    uint64_t first_end = st_tw_chunk_offset(1);
+    void *map = NULL, *first = NULL;
     struct stat st;
-    if (st_tw_extend(fd, 0, header_size) == 0 && syscall(SYS_fstat, (int)fd, &st) == 0)
-        map = (void *)syscall(SYS_mmap, NULL, header_size, PROT_READ | PROT_WRITE, MAP_SHARED,
-                              (int)fd, 0);
-    if (map == MAP_FAILED) {
+    uint32_t failed = syscall(SYS_fstat, (int)fd, &st) != 0
+                          ? ST_TRACE_STOP_IO_ERROR
+                          : st_tw_file_at(fd, header_size, first_end, 0, header_size, &map);
+    if (failed) {
         int e = errno;
         st_tw_close(fd);
         syscall(SYS_unlinkat, AT_FDCWD, st_tw_paths.path, 0);
@@ -240,17 +230,14 @@ static int create_file(void)
                 strerror(e));
         return -1;
     }
+    /* Refused (no room for a chunk, no address space), the first chunk's
+     * own attempt says why. */
+    if (st_tw_file_at(fd, first_end, first_end, st_tw_chunk_offset(0), st_tw_window_len(0),
+                      &first) == ST_TRACE_STOP_NONE)
+        st_tw_windows[0].base = first;
     st_tw_close(fd);
-    if (map_tables() != 0) {
-        syscall(SYS_munmap, map, header_size);
-        syscall(SYS_unlinkat, AT_FDCWD, st_tw_paths.path, 0);
-        st_warn("out of memory for the trace tables; not recording");
-        return -1;
-    }
     st_tw.dev = st.st_dev;
     st_tw.ino = st.st_ino;
-    st_tw.file_size = header_size;
-    st_tw.header_size = header_size;
     st_tw.max_chunks = st_tw.cap_chunks;
     st_tw.next_chunk = 0;
 

@@ -19,6 +19,7 @@
 
 #include <string.h>
 
+#include "stream.h"
 #include "trace_clock.h"
 #include "trace_codec.h"
 #include "trace_writer_internal.h"
@@ -56,42 +57,42 @@ static inline uint8_t *put_FILE_DEF(uint8_t *p, uint32_t id, const char *path, s
     return p + len;
 }
 
-static inline size_t st_tw_caveat_len(const struct target *e)
+static inline size_t st_tw_caveat_len(const struct st_traced_buffer *b)
 {
-    return e->caveat ? st_tw_bounded_len(e->caveat, MAX_LABEL) : 0;
+    return b->caveat ? st_tw_bounded_len(b->caveat, MAX_LABEL) : 0;
 }
 
-/* A stream's buffer as last noted in e, as STREAM_DEF and BUF end: u size,
+/* A stream's buffer as last noted in b, as STREAM_DEF and BUF end: u size,
  * u requested size, b mode|origin<<4, u len, bytes caveat. */
-static inline uint8_t *put_buffer(uint8_t *p, const struct target *e)
+static inline uint8_t *put_buffer(uint8_t *p, const struct st_traced_buffer *b)
 {
-    size_t clen = st_tw_caveat_len(e);
-    p = st_put_u(p, e->buf_size);
-    p = st_put_u(p, e->buf_requested);
-    *p++ = (uint8_t)e->buf_mode;
+    size_t clen = st_tw_caveat_len(b);
+    p = st_put_u(p, b->size);
+    p = st_put_u(p, b->requested);
+    *p++ = (uint8_t)b->mode;
     p = st_put_u(p, clen);
     if (clen)
-        memcpy(p, e->caveat, clen);
+        memcpy(p, b->caveat, clen);
     return p + clen;
 }
 
-/* e: the stream's entry (id, buffer); file: its file's id. */
-static inline uint8_t *put_STREAM_DEF(uint8_t *p, const struct target *e, uint32_t file, int fd,
-                                      uint64_t ordinal)
+/* id, b: the stream's id and buffer; file: its file's id. */
+static inline uint8_t *put_STREAM_DEF(uint8_t *p, uint32_t id, const struct st_traced_buffer *b,
+                                      uint32_t file, int fd, uint64_t ordinal)
 {
     *p++ = ST_TW_HEADER(STREAM_DEF, 0);
-    p = st_put_u(p, e->id);
+    p = st_put_u(p, id);
     p = st_put_u(p, file);
     p = st_put_s(p, fd);
     p = st_put_u(p, ordinal);
-    return put_buffer(p, e);
+    return put_buffer(p, b);
 }
 
-static inline uint8_t *put_BUF(uint8_t *p, const struct target *e)
+static inline uint8_t *put_BUF(uint8_t *p, uint32_t id, const struct st_traced_buffer *b)
 {
     *p++ = ST_TW_HEADER(BUF, 0);
-    p = st_put_u(p, e->id);
-    return put_buffer(p, e);
+    p = st_put_u(p, id);
+    return put_buffer(p, b);
 }
 
 /* A call begins now. counted: F1. cell: the call's own target, named in

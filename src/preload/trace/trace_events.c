@@ -22,12 +22,11 @@ typedef struct st_tw_thread tw_t;
  * need defining), or the chunk is full. NULL: the event is lost and the
  * writer left. */
 __attribute__((noinline)) static uint8_t *reach_cell_slow(tw_t *t, struct st_tally *c,
-                                                          const struct st_file *hint, unsigned set,
-                                                          uint32_t *id)
+                                                          unsigned set, uint32_t *id)
 {
     *id = st_tw_cached_cell_id(t, c, set);
     if (!*id)
-        *id = st_tw_cell_id_cached(t, c, hint, set);
+        *id = st_tw_cell_id_cached(t, c, set);
     uint8_t *p = *id ? st_tw_reserve(t, EVENT_MAX) : NULL;
     if (!p) {
         st_tw_lost();
@@ -42,7 +41,6 @@ __attribute__((noinline)) static uint8_t *reach_cell_slow(tw_t *t, struct st_tal
  * here, and the usual case (a cached cell, room in the chunk) is a few
  * loads and compares. */
 static inline __attribute__((always_inline)) uint8_t *reach_cell(tw_t **tp, struct st_tally *c,
-                                                                 const struct st_file *hint,
                                                                  uint32_t *id)
 {
     tw_t *t = st_tw_enter();
@@ -53,7 +51,7 @@ static inline __attribute__((always_inline)) uint8_t *reach_cell(tw_t **tp, stru
     if (__builtin_expect(t->end - t->pos >= EVENT_MAX, 1) &&
         (*id = st_tw_cached_cell_id(t, c, set)) != 0)
         return t->pos;
-    uint8_t *p = reach_cell_slow(t, c, hint, set, id);
+    uint8_t *p = reach_cell_slow(t, c, set, id);
     if (!p)
         *tp = NULL;
     return p;
@@ -61,11 +59,10 @@ static inline __attribute__((always_inline)) uint8_t *reach_cell(tw_t **tp, stru
 
 /* reach_cell, and the TARGET switch to the cell written: the position
  * returned is past it. */
-static inline __attribute__((always_inline)) uint8_t *begin_event(tw_t **tp, struct st_tally *c,
-                                                                  const struct st_file *hint)
+static inline __attribute__((always_inline)) uint8_t *begin_event(tw_t **tp, struct st_tally *c)
 {
     uint32_t id;
-    uint8_t *p = reach_cell(tp, c, hint, &id);
+    uint8_t *p = reach_cell(tp, c, &id);
     return p ? put_target(*tp, p, id) : NULL;
 }
 
@@ -75,7 +72,7 @@ void st_trace_call_begin_(struct st_tally *c, enum st_call call)
 {
     tw_t *t;
     uint32_t id;
-    uint8_t *p = c ? reach_cell(&t, c, NULL, &id) : NULL;
+    uint8_t *p = c ? reach_cell(&t, c, &id) : NULL;
     if (!p)
         return;
     st_tw_commit(t, put_CALL(t, p, 1, id, call));
@@ -123,7 +120,7 @@ void st_trace_call_end_(void)
 #define EVENT_ON_TALLY(c, put)                                                \
     do {                                                                      \
         tw_t *t;                                                              \
-        uint8_t *p = (c) ? begin_event(&t, (c), NULL) : NULL;                 \
+        uint8_t *p = (c) ? begin_event(&t, (c)) : NULL;                 \
         if (!p)                                                               \
             return;                                                           \
         st_tw_commit(t, put);                                                 \
@@ -142,16 +139,17 @@ void st_trace_buffer_(struct st_stream *s)
     tw_t *t = st_tw_enter();
     if (!t)
         return;
-    struct target *e = st_tw_target_find((uintptr_t)s | TAG_STREAM);
-    if (!e) {
+    uint32_t id = st_tw_id_of(&s->owner.trace_id);
+    const struct st_traced_buffer *b = &s->traced;
+    if (!id) {
         /* Not seen before: its definition carries the buffer. */
         st_tw_stream_id(t, s);
-    } else if (e->buf_size != s->buffer_size || e->buf_requested != s->requested_buffer_size ||
-               e->buf_mode != st_tw_buf_byte(s) || e->caveat != s->caveat) {
-        st_tw_note_buffer(e, s);
-        uint8_t *p = st_tw_reserve(t, EVENT_MAX + st_tw_caveat_len(e));
+    } else if (b->size != s->buffer_size || b->requested != s->requested_buffer_size ||
+               b->mode != st_tw_buf_byte(s) || b->caveat != s->caveat) {
+        st_tw_note_buffer(s);
+        uint8_t *p = st_tw_reserve(t, EVENT_MAX + st_tw_caveat_len(b));
         if (p)
-            st_tw_commit(t, put_BUF(p, e));
+            st_tw_commit(t, put_BUF(p, id, b));
         else
             st_tw_lost();
     }
@@ -165,11 +163,11 @@ void st_trace_close_(struct st_stream *s)
     tw_t *t = st_tw_enter();
     if (!t)
         return;
-    struct target *e = st_tw_target_find((uintptr_t)s | TAG_STREAM);
-    uint8_t *p = e ? st_tw_reserve(t, EVENT_MAX) : NULL;
+    uint32_t id = st_tw_id_of(&s->owner.trace_id);
+    uint8_t *p = id ? st_tw_reserve(t, EVENT_MAX) : NULL;
     if (p)
-        st_tw_commit(t, put_CLOSE(t, p, e->id));
-    else if (e)
+        st_tw_commit(t, put_CLOSE(t, p, id));
+    else if (id)
         st_tw_lost();
     st_tw_leave();
 }
@@ -222,11 +220,10 @@ void st_trace_sys_begin_(void)
     st_tw_self.sys_t0 = st_trace_clock_ns();
 }
 
-void st_trace_read_(struct st_file *f, struct st_tally *c, enum st_call call, int64_t offset,
-                    ssize_t result)
+void st_trace_read_(struct st_tally *c, enum st_call call, int64_t offset, ssize_t result)
 {
     tw_t *t;
-    uint8_t *p = c ? begin_event(&t, c, f) : NULL;
+    uint8_t *p = c ? begin_event(&t, c) : NULL;
     if (!p) {
         st_tw_self.last_read = NULL;
         return;
@@ -281,11 +278,10 @@ void st_trace_fstat_(struct st_tally *c, enum st_call call)
     EVENT_ON_TALLY(c, put_FSTAT(t, p, call));
 }
 
-void st_trace_write_at_(struct st_file *f, struct st_tally *c, enum st_call call, int64_t offset,
-                        ssize_t result)
+void st_trace_write_at_(struct st_tally *c, enum st_call call, int64_t offset, ssize_t result)
 {
     tw_t *t;
-    uint8_t *p = c ? begin_event(&t, c, f) : NULL;
+    uint8_t *p = c ? begin_event(&t, c) : NULL;
     if (!p)
         return;
     st_tw_commit(t, put_WRITE_AT(t, p, call, offset < 0 ? -1 : offset, result));

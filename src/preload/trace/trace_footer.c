@@ -107,10 +107,10 @@ static void enc_file(struct sink *k, const struct st_report_file *f)
     }
 }
 
-static void enc_stats(struct sink *k, uint64_t end_ns)
+static void enc_stats(struct sink *k, uint64_t end_ns, uint64_t lost)
 {
     sink_u(k, end_ns);
-    sink_u(k, __atomic_load_n(&st_tw.hdr->events_lost, __ATOMIC_RELAXED));
+    sink_u(k, lost);
 }
 
 static void enc_storage(struct sink *k, const struct st_report *r,
@@ -131,26 +131,32 @@ static void enc_storage(struct sink *k, const struct st_report *r,
     }
 }
 
-/* Each record: tag, length, body — the body encoded twice, to measure it
- * and then to write it. */
+/* Each record: tag, length, body — the body measured, then written (when
+ * only counting, the measure is the count: a file's row of counts is
+ * kilobytes, encoded three times a footer rather than four). */
 #define RECORD(k, tag, enc, ...)                                                     \
     do {                                                                             \
         struct sink m_ = {NULL, 0};                                                  \
         enc(&m_, __VA_ARGS__);                                                       \
         sink_u(k, tag);                                                              \
         sink_u(k, m_.n);                                                             \
-        enc(k, __VA_ARGS__);                                                         \
+        if ((k)->p)                                                                  \
+            enc(k, __VA_ARGS__);                                                     \
+        else                                                                         \
+            (k)->n += m_.n;                                                          \
     } while (0)
 
+/* The same bytes each time for the same arguments: measured once, then
+ * written into exactly that room. */
 static void enc_footer(struct sink *k, const struct st_report *r,
-                       const struct st_trace_rows *rows, uint64_t end_ns)
+                       const struct st_trace_rows *rows, uint64_t end_ns, uint64_t lost)
 {
     RECORD(k, ST_FOOT_PROCESS, enc_process, r);
     for (size_t i = 0; i < rows->n; i++) {
         const struct st_report_file *f = rows->row(i);
         RECORD(k, ST_FOOT_FILE, enc_file, f);
     }
-    RECORD(k, ST_FOOT_STATS, enc_stats, end_ns);
+    RECORD(k, ST_FOOT_STATS, enc_stats, end_ns, lost);
     RECORD(k, ST_FOOT_STORAGE, enc_storage, r, rows);
 }
 
@@ -163,7 +169,7 @@ static void sync_buffers(void)
 {
     for (struct st_file *f = st_files_first(); f; f = f->next_all)
         for (struct st_stream *s = f->streams; s; s = s->next_in_file)
-            if (st_tw_target_find((uintptr_t)s | TAG_STREAM)) { /* never recorded: leave it so */
+            if (st_tw_id_of(&s->owner.trace_id)) { /* never recorded: leave it so */
                 st_trace_buffer_(s);
                 if (!s->closed)
                     st_trace_op_(s, ST_OP_EXIT, 0, 0, 0, 0);
@@ -188,8 +194,9 @@ void st_trace_finish(const struct st_report *r, const struct st_trace_rows *rows
     st_tw_set_on(0);
     __atomic_store_n(&st_tw.max_chunks, 0, __ATOMIC_RELEASE);
     uint64_t end_ns = st_trace_clock_anchor();
+    uint64_t lost = __atomic_load_n(&st_tw.hdr->events_lost, __ATOMIC_RELAXED);
     struct sink measure = {NULL, 0};
-    enc_footer(&measure, r, rows, end_ns);
+    enc_footer(&measure, r, rows, end_ns, lost);
     size_t total = ST_TRACE_FOOTER_FRAME + measure.n;
     uint64_t nchunks = (total + CHUNK_SIZE - 1) / CHUNK_SIZE;
     uint64_t idx = __atomic_fetch_add(&st_tw.next_chunk, nchunks, __ATOMIC_ACQ_REL);
@@ -197,10 +204,23 @@ void st_trace_finish(const struct st_report *r, const struct st_trace_rows *rows
     void *map = NULL;
     uint32_t reason = st_tw_lock_file() == 0 ? ST_TRACE_STOP_NONE : ST_TRACE_STOP_IO_ERROR;
     if (!reason) {
-        reason = st_tw_file_locked(off + len, off + len, off, len, &map);
+        /* The file ends right behind the footer's last byte (every event
+         * chunk lies before it; none is handed out after it): grown to
+         * there, or cut there when space was allocated ahead, at once, so
+         * that no descriptor of ours is open while the footer is written
+         * (the program's other threads run on, and could close its number
+         * or open a file of theirs on it). The blocks under the footer are
+         * allocated: writing it cannot fail. */
+        long fd = st_tw_reopen();
+        uint64_t end = off + total;
+        reason = fd < 0 ? st_tw_stop_reason(errno) : st_tw_file_at(fd, end, end, off, len, &map);
+        if (!reason && __atomic_load_n(&st_tw.file_size, __ATOMIC_ACQUIRE) > end)
+            syscall(SYS_ftruncate, (int)fd, (off_t)end);
+        if (fd >= 0)
+            st_tw_close(fd);
         st_spin_unlock(&st_tw.grow_lock);
     }
-    if (reason) {
+    if (!map) { /* reason says why */
         st_tw_stop_recording(reason);
         st_warn("no room for the footer of %s: %s; the trace stays partial", st_tw_paths.path,
                 st_trace_stop_text(reason));
@@ -208,7 +228,7 @@ void st_trace_finish(const struct st_report *r, const struct st_trace_rows *rows
     }
     uint8_t *frame = map;
     struct sink w = {frame + ST_TRACE_FOOTER_FRAME, 0};
-    enc_footer(&w, r, rows, end_ns);
+    enc_footer(&w, r, rows, end_ns, lost);
     uint32_t length = (uint32_t)w.n, crc = st_crc32(0, frame + ST_TRACE_FOOTER_FRAME, w.n);
     static const uint8_t footer_magic[8] = {'S', 'K', 'F', 'O', 'O', 'T', 'E', 'R'};
     memcpy(frame, footer_magic, sizeof footer_magic);
@@ -224,13 +244,6 @@ void st_trace_finish(const struct st_report *r, const struct st_trace_rows *rows
     h->footer_size = total;
     h->end_ns = end_ns;
     __atomic_store_n(&h->state, ST_TRACE_STATE_FINISHED, __ATOMIC_RELEASE);
-    /* Give back the space allocated ahead: the file ends with the footer
-     * (every event chunk lies before it; none is handed out after it). */
-    long fd = st_tw_reopen();
-    if (fd >= 0) {
-        syscall(SYS_ftruncate, (int)fd, (off_t)(off + total));
-        st_tw_close(fd);
-    }
 out:
     errno = saved;
     st_self.busy--;

@@ -1,6 +1,6 @@
-/* trace_sites.c — call sites in the trace: their ids (a lock-free table of
- * their own, keyed by the struct st_site's address), defined by the thread
- * that inserts one (SITE_DEF: its frames' addresses); and the executable
+/* trace_sites.c — call sites in the trace: their ids (kept in the struct
+ * st_site, as trace_ids.c keeps the targets'), defined by the thread that
+ * gives one (SITE_DEF: its frames' addresses); and the executable
  * mappings those addresses lie in (MODULE), recorded before the first site
  * that needs them, so that a reader can turn an address into module +
  * offset. */
@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #include "bulk.h"
-#include "proc_self.h"
 #include "sites.h"
 #include "trace_encode.h"
 #include "trace_writer_internal.h"
@@ -63,17 +62,7 @@ static int module_segments(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
     struct st_tw_thread *t = arg;
-    static char exe[MAX_PATH] ST_BULK; /* the process's file does not change: asked once */
-    const char *path = info->dlpi_name;
-    if (path[0] == '\0') {
-        if (!exe[0]) {
-            long n = st_proc_readlink("exe", exe, sizeof exe - 1);
-            if (n <= 0)
-                return 0;
-            exe[n] = '\0';
-        }
-        path = exe;
-    }
+    const char *path = info->dlpi_name[0] ? info->dlpi_name : st_tw_exe();
     if (path[0] != '/') /* the vdso: no file */
         return 0;
     uintptr_t page = (uintptr_t)getpagesize();
@@ -99,52 +88,32 @@ static void scan_modules(struct st_tw_thread *t)
     dl_iterate_phdr(module_segments, t);
 }
 
-uint32_t st_tw_site_id(struct st_tw_thread *t, const struct st_site *site)
+uint32_t st_tw_site_id(struct st_tw_thread *t, struct st_site *site)
 {
-    if (!site || !st_tw.sites)
+    if (!site)
         return 0;
-    uintptr_t key = (uintptr_t)site;
-    unsigned i = st_tw_hash(key, SITES - 1);
-    for (unsigned n = 0; n < SITES; n++, i = (i + 1) & (SITES - 1)) {
-        struct site *e = &st_tw.sites[i];
-        uintptr_t k = __atomic_load_n(&e->addr, __ATOMIC_ACQUIRE);
-        if (k == 0) {
-            uintptr_t zero = 0;
-            if (!__atomic_compare_exchange_n(&e->addr, &zero, key, 0, __ATOMIC_ACQ_REL,
-                                             __ATOMIC_ACQUIRE)) {
-                k = zero;
-                goto existing;
-            }
-            uint32_t id = __atomic_add_fetch(&next_site, 1, __ATOMIC_RELAXED);
-            __atomic_store_n(&e->id, id, __ATOMIC_RELEASE);
-            int nframes = site->nframes > 0 ? site->nframes : 1;
-            if (nframes > ST_MAX_FRAMES)
-                nframes = ST_MAX_FRAMES;
-            const uintptr_t *frames = site->nframes > 0 ? site->frames : &site->pc;
-            int unknown = 0;
-            for (int f = 0; f < nframes; f++)
-                unknown |= !module_known(frames[f]);
-            if (unknown && st_spin_trylock(&module_lock)) {
-                int saved = errno;
-                scan_modules(t);
-                errno = saved;
-                st_spin_unlock(&module_lock);
-            }
-            uint8_t *p = st_tw_reserve(t, 2 + (2 + (size_t)nframes) * ST_VARINT_MAX);
-            if (!p) {
-                st_tw_lost();
-                return id;
-            }
-            st_tw_commit(t, put_SITE_DEF(p, id, frames, nframes));
-            return id;
-        }
-    existing:
-        if (k == key) {
-            uint32_t id;
-            while ((id = __atomic_load_n(&e->id, __ATOMIC_ACQUIRE)) == 0)
-                st_cpu_relax();
-            return id;
-        }
+    int fresh;
+    uint32_t id = st_tw_claim_id(&site->trace_id, &next_site, &fresh);
+    if (!fresh)
+        return id;
+    int nframes = site->nframes > 0 ? site->nframes : 1;
+    if (nframes > ST_MAX_FRAMES)
+        nframes = ST_MAX_FRAMES;
+    const uintptr_t *frames = site->nframes > 0 ? site->frames : &site->pc;
+    int unknown = 0;
+    for (int f = 0; f < nframes; f++)
+        unknown |= !module_known(frames[f]);
+    if (unknown && st_spin_trylock(&module_lock)) {
+        int saved = errno;
+        scan_modules(t);
+        errno = saved;
+        st_spin_unlock(&module_lock);
     }
-    return 0;
+    uint8_t *p = st_tw_reserve(t, 2 + (2 + (size_t)nframes) * ST_VARINT_MAX);
+    if (!p) {
+        st_tw_lost();
+        return id;
+    }
+    st_tw_commit(t, put_SITE_DEF(p, id, frames, nframes));
+    return id;
 }

@@ -16,6 +16,7 @@
 #include "arena.h"
 #include "bulk.h"
 #include "config.h"
+#include "proc_self.h"
 #include "staleness.h"
 #include "trace_clock.h"
 #include "trace_writer_internal.h"
@@ -30,6 +31,7 @@ _Static_assert(offsetof(struct st_trace_header, stop_reason) == 36, "stop_reason
 int st_trace_on;
 
 struct st_tw_state st_tw;
+struct window st_tw_windows[MAX_WINDOWS] ST_BULK;
 struct st_tw_paths st_tw_paths ST_BULK;
 /* Apart from st_tw, so that st_tw stays in .bss (no initialised data to map
  * and fault in); 1, so that a thread's zeroed state starts stale too. */
@@ -51,6 +53,16 @@ void st_tw_copy_str(char *dst, size_t size, const char *src)
     size_t n = st_tw_bounded_len(src, size - 1);
     memcpy(dst, src, n);
     dst[n] = '\0';
+}
+
+const char *st_tw_exe(void)
+{
+    /* The process's file does not change, nor does a fork child's. */
+    if (!st_tw_paths.exe[0]) {
+        long n = st_proc_readlink("exe", st_tw_paths.exe, sizeof st_tw_paths.exe - 1);
+        st_tw_paths.exe[n > 0 ? n : 0] = '\0';
+    }
+    return st_tw_paths.exe;
 }
 
 void st_tw_mark_live(uint32_t flag)

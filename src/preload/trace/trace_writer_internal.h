@@ -25,9 +25,9 @@
  *     later), and why it could not is kept in the header (stop_reason);
  *   - each thread owns a chunk at a time and appends events to it, then
  *     stores the chunk's `used` count: that store is the commit;
- *   - targets (streams, files) and sites get small ids from lock-free
- *     open-addressing tables; the thread that inserts an id writes its
- *     definition;
+ *   - targets (files, streams, cells) and sites get small ids, kept in
+ *     their own records (a word each: no table to fill, no look-up); the
+ *     thread that gives an id writes its definition;
  *   - all syscalls here are raw (syscall(2)): the program's own wrappers of
  *     open/close/mmap never see them, and nor do ours.
  *
@@ -59,8 +59,6 @@
  * under a nanosecond an event. */
 #define WINDOW_MIN (256u << 10)
 #define MAX_WINDOWS 1024u
-#define TARGETS (1u << 15)
-#define SITES (1u << 14)
 #define MAX_PATH 4096
 #define MAX_LABEL 1024
 #define NO_CALL 0xffu
@@ -68,24 +66,6 @@
 #define EVENT_MAX 64
 
 enum { IDLE, CREATING, READY, FAILED };
-
-/* An id table entry (trace_ids.c). */
-struct target {
-    uintptr_t key;      /* object pointer | TAG_*; 0 free */
-    uint32_t id;        /* 0 until published */
-    uint32_t buf_mode;  /* mode | origin << 4 as last recorded */
-    uint64_t buf_size, buf_requested;
-    const char *caveat;
-};
-
-/* Keys: object pointers (16-byte aligned, from the arena) with a tag in
- * the low bits. */
-enum { TAG_STREAM = 1, TAG_FILE = 2, TAG_CELL = 3 };
-
-struct site {
-    uintptr_t addr; /* the struct st_site */
-    uint32_t id;
-};
 
 /* Chunks [k * window_chunks, (k + 1) * window_chunks) of the file. */
 struct window {
@@ -105,16 +85,13 @@ struct st_tw_state {
     uint64_t max_chunks;         /* chunks to hand out: the cap's, 0 once finished */
     uint64_t cap_chunks;         /* the cap's */
     uint64_t window_chunks;
-    uint64_t nwindows;
-    struct window *windows;
-    void *tables;                /* one mapping: targets, sites, windows */
-    size_t tables_len;
+    uint64_t nwindows;           /* of st_tw_windows */
     st_spin grow_lock;           /* growing the file, mapping windows */
-    struct target *targets;
-    struct site *sites;
     int finished;
 };
 extern struct st_tw_state st_tw ST_TW_SHARED;
+/* The windows the cap is cut into (nwindows of them). */
+extern struct window st_tw_windows[MAX_WINDOWS] ST_TW_SHARED;
 /* trace_events.h's, declared hidden here too: every event reads it. */
 extern int st_trace_on ST_TW_SHARED;
 
@@ -123,6 +100,7 @@ struct st_tw_paths {
     char dir[MAX_PATH];
     char path[MAX_PATH + 128];
     char parent_path[MAX_PATH + 128];
+    char exe[MAX_PATH]; /* st_tw_exe's */
 };
 extern struct st_tw_paths st_tw_paths ST_TW_SHARED;
 
@@ -179,6 +157,9 @@ void st_tw_mark_live(uint32_t flag);
 void st_tw_stop_recording(uint32_t reason);
 /* An event could not be recorded: counted in the header. */
 void st_tw_lost(void);
+/* The process's executable (/proc/self/exe), asked once (the header's
+ * EXE record and the module of its sites); "" when unknown. */
+const char *st_tw_exe(void);
 
 /* ---- trace_create.c ---------------------------------------------------- */
 
@@ -191,22 +172,26 @@ int st_tw_ensure_ready_slow(void);
 /* Raw open and close (never seen by the program's wrappers, nor ours). */
 long st_tw_open(const char *path, int flags, int mode);
 void st_tw_close(long fd);
-/* Extends fd from `from` to `to` bytes (SIGXFSZ held off); 0 or -1, errno. */
-int st_tw_extend(long fd, uint64_t from, uint64_t to);
 /* The trace file, reopened by name; -1 with errno (ESTALE: the name now
  * holds another file). */
 long st_tw_reopen(void);
+/* Why the file could not take more, from errno of the call that failed:
+ * ST_TRACE_STOP_*. */
+uint32_t st_tw_stop_reason(int e);
 /* Where chunk idx starts in the file. */
 uint64_t st_tw_chunk_offset(uint64_t idx);
+/* Window w's bytes: the last one ends with the cap. */
+uint64_t st_tw_window_len(uint64_t w);
 /* The file's lock (growing it, mapping windows); -1 when it stays taken
  * (a fatal-signal handler interrupted its holder). */
 int st_tw_lock_file(void);
-/* Under the lock: the file holds at least `need` bytes (`ahead` where the
- * disk allows), and with map_len, *map maps map_len bytes of it from
- * map_off. 0, or the reason (ST_TRACE_STOP_*) it could not. */
-uint32_t st_tw_file_locked(uint64_t need, uint64_t ahead, uint64_t map_off, uint64_t map_len,
-                           void **map);
-/* Every mapping of the trace, the tables with them. */
+/* Under the lock (or while the trace is created), on the file open as fd:
+ * it holds at least `need` bytes (`ahead` where the disk allows), and with
+ * map_len, *map maps map_len bytes of it from map_off. 0, or the reason
+ * (ST_TRACE_STOP_*) it could not. */
+uint32_t st_tw_file_at(long fd, uint64_t need, uint64_t ahead, uint64_t map_off,
+                       uint64_t map_len, void **map);
+/* Every mapping of the trace; the windows' table emptied with them. */
 void st_tw_unmap_all(void);
 /* The thread's first event of an epoch: its state reset, the trace ready
  * (1) or not to be (0). */
@@ -216,34 +201,59 @@ uint8_t *st_tw_reserve_in_new_chunk(struct st_tw_thread *t);
 
 /* ---- trace_ids.c ------------------------------------------------------- */
 
-/* The entry for key if it has one; never inserts. */
-struct target *st_tw_target_find(uintptr_t key);
-/* A stream's id, defining it (and its file) on first use; 0: none. */
-uint32_t st_tw_stream_id(struct st_tw_thread *t, const struct st_stream *s);
+/* A stream's id, defining it (and its file) on first use. */
+uint32_t st_tw_stream_id(struct st_tw_thread *t, struct st_stream *s);
 /* The buffer byte (mode | origin << 4) of s. */
 uint8_t st_tw_buf_byte(const struct st_stream *s);
-/* s's buffer noted in e, as last recorded (and as put_buffer encodes it). */
-void st_tw_note_buffer(struct target *e, const struct st_stream *s);
+/* s's buffer noted as last recorded (s->traced, as put_buffer encodes it). */
+void st_tw_note_buffer(struct st_stream *s);
 /* cell_id of c, kept in the thread's cache set `set`. */
-uint32_t st_tw_cell_id_cached(struct st_tw_thread *t, struct st_tally *c,
-                              const struct st_file *hint, unsigned set);
-/* The id tables (targets, sites) start empty. */
+uint32_t st_tw_cell_id_cached(struct st_tw_thread *t, struct st_tally *c, unsigned set);
+/* Ids start again from 1 (a fork child's trace). */
 void st_tw_ids_restart(void);
 
 /* ---- trace_sites.c ----------------------------------------------------- */
 
 /* A site's id, defining it (and the modules of its addresses) on first
  * use; 0: none. */
-uint32_t st_tw_site_id(struct st_tw_thread *t, const struct st_site *site);
+uint32_t st_tw_site_id(struct st_tw_thread *t, struct st_site *site);
 void st_tw_sites_restart(void);
 
 /* ---- the path every event takes (inline) ------------------------------- */
 
-/* The id tables' hash. */
-static inline unsigned st_tw_hash(uintptr_t k, unsigned mask)
+/* An object's id word (its trace_id): the epoch of the trace it names it
+ * in, above the id (0 while the thread giving it has not yet published
+ * it). A word of an earlier epoch is a parent's, before a fork: this trace
+ * has not named the object. */
+static inline uint32_t st_tw_id_of(const uint64_t *word)
 {
-    uint64_t x = (uint64_t)k * 0x9E3779B97F4A7C15ull;
-    return (unsigned)(x >> 40) & mask;
+    uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+    return w >> 32 == __atomic_load_n(&st_tw_epoch, __ATOMIC_ACQUIRE) ? (uint32_t)w : 0;
+}
+
+/* The id in *word, given now (the next of *last) if this trace has none
+ * for it yet: then *fresh is set, and the caller writes its definition.
+ * Another thread giving it meanwhile is waited for. */
+static inline uint32_t st_tw_claim_id(uint64_t *word, uint32_t *last, int *fresh)
+{
+    uint64_t mine = (uint64_t)__atomic_load_n(&st_tw_epoch, __ATOMIC_ACQUIRE) << 32;
+    uint64_t w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+    *fresh = 0;
+    for (;;) {
+        if ((w & ~0xffffffffull) != mine) {
+            if (!__atomic_compare_exchange_n(word, &w, mine, 0, __ATOMIC_ACQ_REL,
+                                             __ATOMIC_ACQUIRE))
+                continue;
+            uint32_t id = __atomic_add_fetch(last, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(word, mine | id, __ATOMIC_RELEASE);
+            *fresh = 1;
+            return id;
+        }
+        if ((uint32_t)w)
+            return (uint32_t)w;
+        st_cpu_relax();
+        w = __atomic_load_n(word, __ATOMIC_ACQUIRE);
+    }
 }
 
 /* The trace exists: the check inline, the rest (once per process) out of
