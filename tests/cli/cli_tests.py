@@ -702,9 +702,10 @@ def case_export_clickhouse(ctx):
 
 def case_run_symbolize_later(ctx):
     """seektrace run names call sites from the traces, once for the whole job
-    (SEEKTRACE_SYMBOLIZE=later): no traced process loads libdw, the names
-    and source lines equal those the process gives itself at exit
-    (SEEKTRACE_SYMBOLIZE=exit), and a program rebuilt after it ran is not
+    (SEEKTRACE_SYMBOLIZE=later): no traced process loads libdw or opens its
+    program file, the names and source lines equal those the process gives
+    itself at exit (SEEKTRACE_SYMBOLIZE=exit), processes asked for reports
+    of their own name their sites, and a program rebuilt after it ran is not
     named from its new file."""
     prog = os.path.join(ctx.tmp, "later_prog")
     shutil.copy(ctx.a.demo, prog)  # built with -g: its sites need DWARF
@@ -721,8 +722,7 @@ def case_run_symbolize_later(ctx):
         log, out = os.path.join(d, "strace.openat"), os.path.join(d, "report.json")
         # Without the setting `run` makes it later; with it, as given.
         env = dict(os.environ, SEEKTRACE_SYMBOLIZE=mode) if mode == "exit" else None
-        ctx.st("run", "--trace", os.path.join(d, "traces"), "--json", "-o", out,
-               "--process-reports", "--", "strace",
+        ctx.st("run", "--trace", os.path.join(d, "traces"), "--json", "-o", out, "--", "strace",
                "-f", "-qq", "-e", "trace=openat", "-o", log, *argv, env=env)
         with open(out) as fh:
             runs[mode] = (json.load(fh), os.path.join(d, "traces"), log)
@@ -752,13 +752,16 @@ def case_run_symbolize_later(ctx):
     top = named["later"][0][0]
     expect(top.get("function") == "main" and top.get("source", "").endswith("fseek2006.c")
            and top.get("line", 0) > 0 and top.get("module") == prog, f"site {top}")
-    # The process's own report (DIR/reports) keeps the address for later.
-    (own,) = [r for r in reports_in(os.path.join(runs["later"][1], "reports")).values()
-              if r["argv"][0] == prog]
+    # Processes asked for reports of their own name their sites themselves:
+    # those reports are read as they are.
+    d = ctx.newdir("symbolize-own-reports")
+    own_data = os.path.join(ctx.tmp, "own.dat")
+    ctx.st("run", "-q", "--trace", os.path.join(d, "traces"), "--process-reports", "--", prog,
+           own_data, "--seeks", "50")
+    (own,) = reports_in(os.path.join(d, "traces", "reports")).values()
+    expect(site_frames(own, own_data) == named["later"],
+           f"own report's frames {site_frames(own, own_data)}")
     data = os.path.join(ctx.tmp, "later.dat")
-    raw = site_frames(own, data)[0][0]
-    expect(not raw.get("module") and raw.get("function") is None and raw["offset"] > 0,
-           f"at-exit frame {raw}")
     # The same traces once the program has been rebuilt (a new file at its
     # path): module + offset, never the new file's names.
     again = ctx.stj("report", "--json", runs["later"][1])

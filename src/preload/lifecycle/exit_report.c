@@ -236,10 +236,15 @@ static int keep_selected(struct st_report *r, struct st_report_select *sel)
 {
     size_t n = sel->rows.cap + sel->pairs.cap + sel->findings.cap + ST_REPORT_SELECT_EXTRA;
     const void **kept = st_alloc((n ? n : 1) * sizeof *kept);
-    r->files = st_alloc((n ? n : 1) * sizeof *r->files);
-    if (!kept || !r->files)
+    if (!kept)
         return -1;
+    /* Rows (kilobytes each) for the files kept, not for as many as could
+     * be: a process of a few files under a tight ulimit -v has no room for
+     * a thousand. */
     n = st_report_select_kept(sel, kept);
+    r->files = st_alloc((n ? n : 1) * sizeof *r->files);
+    if (!r->files)
+        return -1;
     for (size_t i = 0; i < n; i++)
         keep_row(r, kept[i]);
     r->other = sel->all;
