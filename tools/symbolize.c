@@ -36,9 +36,21 @@ struct module_file {
     Dwfl *dwfl;            /* NULL: not an ELF file libdwfl could take */
 };
 
+/* A name found, by module file and address: a job's processes run the same
+ * programs, and libdwfl looks a symbol up by a walk of the whole table (a
+ * second for make's 31 runs of cc1 and its 29,000 symbols). */
+struct named {
+    size_t file; /* index in files, + 1: 0 is an empty slot */
+    Dwarf_Addr at;
+    const char *function, *source;
+    int line;
+};
+
 struct symctx {
     struct module_file *files;
     size_t n, cap;
+    struct named *names; /* open addressing, capnames a power of two */
+    size_t nnames, capnames;
     uint64_t started_ns; /* the trace's process start (wall clock), 0: unknown */
     char **strings;      /* names handed out, freed with the context */
     size_t nstr, capstr;
@@ -66,6 +78,7 @@ static void symbolizer_free(void *ctx)
         free(s->files[i].path);
     }
     free(s->files);
+    free(s->names);
     for (size_t i = 0; i < s->nstr; i++)
         free(s->strings[i]);
     free(s->strings);
@@ -204,6 +217,51 @@ static struct module_file *file_that_ran(struct symctx *s, const char *path)
     return file_of(s, path, &st);
 }
 
+static size_t slot_of(const struct named *v, size_t cap, size_t file, Dwarf_Addr at)
+{
+    size_t i = (size_t)((at ^ (Dwarf_Addr)file * 0x9e3779b97f4a7c15u) * 0xff51afd7ed558ccdu >> 17);
+    for (i &= cap - 1; v[i].file && (v[i].file != file || v[i].at != at); i = (i + 1) & (cap - 1))
+        ;
+    return i;
+}
+
+/* The cache's slot for (file, at): found, or empty for it; NULL when the
+ * table cannot grow (the name is then looked up every time). */
+static struct named *name_slot(struct symctx *s, size_t file, Dwarf_Addr at)
+{
+    if (2 * (s->nnames + 1) > s->capnames) {
+        size_t cap = s->capnames ? 2 * s->capnames : 256;
+        struct named *v = calloc(cap, sizeof *v);
+        if (!v)
+            return NULL;
+        for (size_t i = 0; i < s->capnames; i++)
+            if (s->names[i].file)
+                v[slot_of(v, cap, s->names[i].file, s->names[i].at)] = s->names[i];
+        free(s->names);
+        s->names = v;
+        s->capnames = cap;
+    }
+    return &s->names[slot_of(s->names, s->capnames, file, at)];
+}
+
+/* What libdwfl says of at in f. */
+static void look_up(struct symctx *s, struct module_file *f, Dwarf_Addr at, struct named *out)
+{
+    Dwfl_Module *m = dwfl_addrmodule(f->dwfl, at);
+    if (!m)
+        return;
+    const char *name = dwfl_module_addrname(m, at);
+    if (name)
+        out->function = demangled(s, name);
+    Dwfl_Line *line = dwfl_module_getsrc(m, at);
+    int lineno = 0;
+    const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
+    if (src) {
+        out->source = keep(s, src);
+        out->line = lineno;
+    }
+}
+
 void symbolize_offline(void *ctx, const struct st_trace_module *module, uint64_t address,
                        struct st_report_frame *out)
 {
@@ -219,17 +277,21 @@ void symbolize_offline(void *ctx, const struct st_trace_module *module, uint64_t
     Dwarf_Addr at = address - 1;
     if (!f->exec)
         at -= module->start - module->file_offset;
-    Dwfl_Module *m = dwfl_addrmodule(f->dwfl, at);
-    if (!m)
-        return;
-    const char *name = dwfl_module_addrname(m, at);
-    if (name)
-        out->function = demangled(s, name);
-    Dwfl_Line *line = dwfl_module_getsrc(m, at);
-    int lineno = 0;
-    const char *src = line ? dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL) : NULL;
-    if (src) {
-        out->source = keep(s, src);
-        out->line = lineno;
+    size_t file = (size_t)(f - s->files) + 1;
+    struct named *n = name_slot(s, file, at), found = {file, at, NULL, NULL, 0};
+    if (n && n->file) {
+        found = *n;
+    } else {
+        look_up(s, f, at, &found);
+        if (n) {
+            *n = found;
+            s->nnames++;
+        }
+    }
+    if (found.function)
+        out->function = found.function;
+    if (found.source) {
+        out->source = found.source;
+        out->line = found.line;
     }
 }
