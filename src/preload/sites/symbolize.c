@@ -7,6 +7,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <unistd.h>
 
 #include "arena.h"
@@ -130,38 +131,34 @@ static struct module {
 } modules[MAX_MODULES] ST_BULK; /* the exit report's */
 static int nmodules;
 
-/* dladdr's answer for a module, less the symbol: its file name and where
- * it is mapped are the module's, the same for all its addresses, while
- * finding the symbol walks every dynamic symbol of the module (29,000 in
- * cc1: 8 ms for its five call sites). by_phdr, the module's program
- * headers in memory, tells the module of an address without that walk (a
- * load bias would not: a non-PIE program's is 0, as a prelinked library's). */
-#define MAX_DLADDR 64
-static struct {
-    const ElfW(Phdr) *by_phdr;
-    Dl_info info;
-} dladdr_seen[MAX_DLADDR] ST_BULK;
-static int ndladdr_seen;
+/* The program's argv: the array the loader keeps as _dl_argv, whose
+ * argv[0] dladdr gives as the file of the program's own frames. */
+static char **program_argv;
 
-/* info for the module that holds at, its dli_sname and dli_saddr unset;
- * 0 as dladdr when no module holds it. */
+void st_symbolize_set_argv(char **argv)
+{
+    program_argv = argv;
+}
+
+/* dladdr's answer for at, less the symbol: the module's file name and where
+ * its lowest segment is mapped (the loader's l_map_start), read from the
+ * loader's list. dladdr itself would walk every dynamic symbol of the
+ * module to find the symbol too (29,000 in cc1: 1.5 ms for each site), and
+ * most frames are named from the module's own table. 0 as dladdr when no
+ * module holds at. */
 static int module_info(uintptr_t at, Dl_info *info)
 {
     struct st_loaded_object o;
-    int known = st_loaded_object(at, &o);
-    for (int i = 0; known && i < ndladdr_seen; i++)
-        if (dladdr_seen[i].by_phdr == o.phdr) {
-            *info = dladdr_seen[i].info;
-            return 1;
-        }
-    if (!dladdr((void *)at, info))
-        return 0;
+    if (!st_loaded_object(at, &o) || (o.path[0] == '\0' && !(program_argv && program_argv[0])))
+        return dladdr((void *)at, info);
+    uintptr_t page = getauxval(AT_PAGESZ), low = UINTPTR_MAX;
+    for (int i = 0; i < o.phnum; i++)
+        if (o.phdr[i].p_type == PT_LOAD && (o.phdr[i].p_vaddr & ~(page - 1)) < low)
+            low = o.phdr[i].p_vaddr & ~(page - 1);
+    info->dli_fname = o.path[0] != '\0' ? o.path : program_argv[0];
+    info->dli_fbase = (void *)(o.base + low);
     info->dli_sname = NULL;
     info->dli_saddr = NULL;
-    if (known && ndladdr_seen < MAX_DLADDR) {
-        dladdr_seen[ndladdr_seen].by_phdr = o.phdr;
-        dladdr_seen[ndladdr_seen++].info = *info;
-    }
     return 1;
 }
 
@@ -306,7 +303,6 @@ void st_symbolize_done(void)
     for (int i = 0; i < nmodules; i++)
         st_elf_close(modules[i].elf);
     nmodules = 0;
-    ndladdr_seen = 0;
     nreported = 0;
     if (dw.dwfl)
         dw.end(dw.dwfl);

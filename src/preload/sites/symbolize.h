@@ -15,6 +15,10 @@
 
 #include "report_model.h"
 
+/* The program's argv, as its constructors are given it: the program's own
+ * frames are filed under argv[0], as dladdr files them. */
+void st_symbolize_set_argv(char **argv);
+
 /* Fills f for the return address pc; strings live in the arena. */
 void st_symbolize(uintptr_t pc, struct st_report_frame *f);
 

@@ -25,6 +25,7 @@
 #include "stdio_slots.h"
 #include "storage.h"
 #include "streams.h"
+#include "symbolize.h"
 #include "thread_state.h"
 #include "trace_writer.h"
 #include "warn.h"
@@ -129,6 +130,7 @@ __attribute__((constructor)) static void seektrace_constructor(int argc, char **
     (void)envp;
     st_ensure_init();
     st_report_set_argv(argc, argv);
+    st_symbolize_set_argv(argv);
 }
 
 /* exit runs destructors before glibc's stdio cleanup: the report waits
