@@ -13,25 +13,26 @@ struct st_config st_config;
 
 static char labels_buf[ST_LABELS_BYTES];
 
+/* A setting of two words: 1 when it is `other`; 0 when it is `usual`, unset
+ * or empty, and, after a warning, when it is anything else. */
+static int set_to(const char *name, const char *usual, const char *other)
+{
+    const char *v = getenv(name);
+    if (!v || !*v || strcmp(v, usual) == 0)
+        return 0;
+    if (strcmp(v, other) == 0)
+        return 1;
+    st_warn("%s=%s is not '%s' or '%s'; using %s", name, v, usual, other, usual);
+    return 0;
+}
+
 void st_config_load(void (*load_trace)(void), void (*load_output)(void))
 {
-    const char *v = getenv("SEEKTRACE_FORMAT");
-    st_config.format = ST_FORMAT_TEXT;
-    if (v && *v) {
-        if (strcmp(v, "json") == 0)
-            st_config.format = ST_FORMAT_JSON;
-        else if (strcmp(v, "text") != 0)
-            st_warn("SEEKTRACE_FORMAT=%s is not 'text' or 'json'; using text", v);
-    }
-    v = getenv("SEEKTRACE_REPORT");
-    st_config.report = 1;
-    if (v && *v) {
-        if (strcmp(v, "off") == 0)
-            st_config.report = 0;
-        else if (strcmp(v, "on") != 0)
-            st_warn("SEEKTRACE_REPORT=%s is not 'on' or 'off'; using on", v);
-    }
-    v = getenv("SEEKTRACE_STACK");
+    st_config.format =
+        set_to("SEEKTRACE_FORMAT", "text", "json") ? ST_FORMAT_JSON : ST_FORMAT_TEXT;
+    st_config.report = !set_to("SEEKTRACE_REPORT", "on", "off");
+    st_config.symbolize_later = set_to("SEEKTRACE_SYMBOLIZE", "exit", "later");
+    const char *v = getenv("SEEKTRACE_STACK");
     st_config.stack = 1;
     if (v && *v) {
         char *end;
@@ -40,14 +41,6 @@ void st_config_load(void (*load_trace)(void), void (*load_output)(void))
             st_warn("SEEKTRACE_STACK=%s is not a number of frames from 0 to 16; using 1", v);
         else
             st_config.stack = (int)n;
-    }
-    v = getenv("SEEKTRACE_SYMBOLIZE");
-    st_config.symbolize_later = 0;
-    if (v && *v) {
-        if (strcmp(v, "later") == 0)
-            st_config.symbolize_later = 1;
-        else if (strcmp(v, "exit") != 0)
-            st_warn("SEEKTRACE_SYMBOLIZE=%s is not 'exit' or 'later'; using exit", v);
     }
     v = getenv("SEEKTRACE_REPORT_FILES");
     st_config.report_files = ST_REPORT_FILES_DEFAULT;
