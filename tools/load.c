@@ -210,7 +210,8 @@ static int read_events(struct process *p, int all, uint64_t *last_ns, char *err)
     while ((k = st_trace_next(p->reader, &ev, err)) == 1) {
         if (ev.time_ns + ev.dur_ns > *last_ns)
             *last_ns = ev.time_ns + ev.dur_ns;
-        if (p->model && (all || ev.kind == ST_EV_MODULE) && st_trace_model_apply(p->model, &ev) != 0) {
+        if (p->model && (all || ev.kind == ST_EV_MODULE) &&
+            st_trace_model_apply(p->model, &ev) != 0) {
             snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", p->source);
             return -1;
         }
