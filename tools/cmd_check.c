@@ -2,7 +2,13 @@
  *
  * Every (process, file) pair is checked against the limits given; each
  * violation is printed with the file, the process, the worst call site and
- * the numbers. Exit 0 pass, 1 violation, 2 bad input. */
+ * the numbers. Exit 0 pass, 1 violation, 2 bad input.
+ *
+ * Files are judged one by one as a trace's footer is decoded
+ * (load_opts.each_file), and a process keeps only the few rows its
+ * findings need: memory holds the violations and totals, not the files
+ * read (with --format junit, a test case per command and file, its name;
+ * with --baseline, the figures compared). */
 #define _GNU_SOURCE 1
 #include <fnmatch.h>
 #include <inttypes.h>
@@ -86,8 +92,13 @@ struct violation {
     long pid;
     const char *limit;  /* "amplification", "read_syscalls", "reread_bytes",
                          * "write_syscalls_per_mib" */
+    const char *rule;   /* the annotation's (annotate.h) */
     double value, max;
-    struct st_counts c; /* the file's (or site's) figures (by_call unused) */
+    /* the file's (or site's) figures */
+    uint64_t kernel_read_bytes, delivered_bytes, read_syscalls, reread_bytes, write_syscalls,
+        kernel_write_bytes, written_bytes;
+    char *frame_source; /* the site's top frame's, or NULL */
+    int frame_line;
     char *what;         /* the line printed */
 };
 
@@ -100,16 +111,35 @@ struct tcase {
     size_t nviolations;
 };
 
+/* A JUnit test case of the process being read: its name and its
+ * violations, c->v[first, end). */
+struct pending_case {
+    char *name;
+    size_t first, end;
+};
+
+/* The counts as they were before the process being read, so that one
+ * that cannot be read in full (--keep-going) leaves nothing of itself. */
+struct tally {
+    size_t nv, files, sites, written_only, below_floor;
+};
+
 struct cctx {
     const struct check_opts *o;
     struct violation *v;
     size_t nv, capv;
     struct tcase *cases;
     size_t ncases, capcases;
+    size_t *case_index; /* open addressing on (name, classname): case index + 1 */
+    size_t case_index_cap;
     size_t processes, files, sites;
     size_t written_only; /* files not judged by amplification: written, nothing delivered */
     size_t below_floor;  /* files (or sites) under --min-waste */
     size_t *glob_hits, *site_hits;
+    struct tally before;                  /* the counts before this process */
+    size_t *glob_hits_before, *site_hits_before;
+    struct pending_case *pending;         /* this process's test cases */
+    size_t npending, cappending;
     struct skipped skipped;
     struct annotations ann;     /* --format sarif, github, gitlab */
     struct baseline *now;       /* this run's figures, with --baseline */
@@ -164,11 +194,20 @@ static void add_violation(struct cctx *c, const struct process *p, const struct 
     v->limit = limit;
     v->value = value;
     v->max = max;
-    v->c = *s->k;
+    v->kernel_read_bytes = s->k->kernel_read_bytes;
+    v->delivered_bytes = s->k->delivered_bytes;
+    v->read_syscalls = s->k->read_syscalls;
+    v->reread_bytes = s->k->reread_bytes;
+    v->write_syscalls = s->k->write_syscalls;
+    v->kernel_write_bytes = s->k->kernel_write_bytes;
+    v->written_bytes = s->k->written_bytes;
+    if (s->frame && s->frame->source)
+        v->frame_source = strdup(s->frame->source);
+    v->frame_line = s->frame ? s->frame->line : 0;
     if (s->site)
         v->site = strdup(s->site);
     char head[256];
-    const char *rule; /* the annotation's (annotate.h) */
+    const char *rule;
     if (strcmp(limit, "amplification") == 0) {
         rule = "limit/amplification";
         snprintf(m, sizeof m, "%gx", max); /* the limit as given, 0 too */
@@ -209,21 +248,25 @@ static void add_violation(struct cctx *c, const struct process *p, const struct 
                  s->k->read_syscalls == 1 ? "" : "s",
                  st_fmt_bytes(b2, sizeof b2, s->k->delivered_bytes), where, s->site ? s->site : "");
     v->what = strdup(line);
-    if (annotations_format(c->o->format)) {
-        struct annotation a = {
-            .rule = rule,
-            .error = 1,
-            .message = line,
-            .path = (char *)s->file->path,
-            .source = s->frame ? (char *)s->frame->source : NULL,
-            .line = s->frame ? s->frame->line : 0,
-            .kernel_read_bytes = s->k->kernel_read_bytes,
-            .read_syscalls = s->k->read_syscalls,
-            .delivered_bytes = s->k->delivered_bytes,
-            .reread_bytes = s->k->reread_bytes,
-        };
-        annotations_add(&c->ann, &a);
-    }
+    v->rule = rule;
+}
+
+/* A violation as an error at its call site (annotate.h). */
+static void annotate_violation(struct cctx *c, const struct violation *v)
+{
+    struct annotation a = {
+        .rule = v->rule,
+        .error = 1,
+        .message = v->what,
+        .path = v->path,
+        .source = v->frame_source,
+        .line = v->frame_line,
+        .kernel_read_bytes = v->kernel_read_bytes,
+        .read_syscalls = v->read_syscalls,
+        .delivered_bytes = v->delivered_bytes,
+        .reread_bytes = v->reread_bytes,
+    };
+    annotations_add(&c->ann, &a);
 }
 
 /* "seektrace.<command>": the program's name, never its pid; dots would make
@@ -238,39 +281,88 @@ static void case_class(const struct process *p, char *buf, size_t size)
             *q = '_';
 }
 
-static void add_case(struct cctx *c, const struct process *p, const struct subject *s,
-                     size_t first_violation)
+/* The subject judged as a test case of the process being read; its class
+ * is the process's, known when the process is done (commit). */
+static void add_pending_case(struct cctx *c, const struct subject *s, size_t first_violation)
 {
-    char cls[256], name[4096];
-    case_class(p, cls, sizeof cls);
+    char name[4096];
     if (c->o->nsite_globs)
         snprintf(name, sizeof name, "%s -> %s", s->site, s->file->path);
     else
         snprintf(name, sizeof name, "%s", s->file->path);
-    struct tcase *t = NULL;
-    for (size_t i = 0; i < c->ncases && !t; i++)
-        if (strcmp(c->cases[i].name, name) == 0 && strcmp(c->cases[i].classname, cls) == 0)
-            t = &c->cases[i];
-    if (!t) {
+    if (c->npending == c->cappending) {
+        c->cappending = c->cappending ? c->cappending * 2 : 64;
+        c->pending = realloc(c->pending, c->cappending * sizeof *c->pending);
+        if (!c->pending)
+            tool_bad_input("out of memory");
+    }
+    struct pending_case *q = &c->pending[c->npending++];
+    q->name = strdup(name);
+    if (!q->name)
+        tool_bad_input("out of memory");
+    q->first = first_violation;
+    q->end = c->nv;
+}
+
+static size_t case_hash(const char *name, const char *cls)
+{
+    size_t h = 1469598103934665603ull;
+    for (const char *s = name; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    h = (h ^ 0xff) * 1099511628211ull;
+    for (const char *s = cls; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h;
+}
+
+static size_t *case_slot(struct cctx *c, const char *name, const char *cls)
+{
+    size_t mask = c->case_index_cap - 1, j = case_hash(name, cls) & mask;
+    while (c->case_index[j]) {
+        const struct tcase *t = &c->cases[c->case_index[j] - 1];
+        if (strcmp(t->name, name) == 0 && strcmp(t->classname, cls) == 0)
+            break;
+        j = (j + 1) & mask;
+    }
+    return &c->case_index[j];
+}
+
+/* The test case (name, cls), made when there is none; its violations
+ * c->v[first, end) added. */
+static void add_case(struct cctx *c, const char *cls, const char *name, size_t first, size_t end)
+{
+    if ((c->ncases + 1) * 2 > c->case_index_cap) {
+        free(c->case_index);
+        c->case_index_cap = c->case_index_cap ? c->case_index_cap * 2 : 1024;
+        c->case_index = calloc(c->case_index_cap, sizeof *c->case_index);
+        if (!c->case_index)
+            tool_bad_input("out of memory");
+        for (size_t i = 0; i < c->ncases; i++)
+            *case_slot(c, c->cases[i].name, c->cases[i].classname) = i + 1;
+    }
+    size_t *slot = case_slot(c, name, cls);
+    if (!*slot) {
         if (c->ncases == c->capcases) {
             c->capcases = c->capcases ? c->capcases * 2 : 64;
             c->cases = realloc(c->cases, c->capcases * sizeof *c->cases);
             if (!c->cases)
                 tool_bad_input("out of memory");
         }
-        t = &c->cases[c->ncases++];
+        struct tcase *t = &c->cases[c->ncases++];
         memset(t, 0, sizeof *t);
         t->name = strdup(name);
         t->classname = strdup(cls);
+        *slot = c->ncases;
     }
-    size_t more = c->nv - first_violation;
+    struct tcase *t = &c->cases[*slot - 1];
+    size_t more = end - first;
     if (!more)
         return;
     size_t *v = realloc(t->violations, (t->nviolations + more) * sizeof *v);
     if (!v)
         tool_bad_input("out of memory");
     t->violations = v;
-    for (size_t k = first_violation; k < c->nv; k++)
+    for (size_t k = first; k < end; k++)
         t->violations[t->nviolations++] = k;
 }
 
@@ -325,7 +417,7 @@ static void judge(struct cctx *c, const struct process *p, const struct subject 
     if (o->max_write_syscalls_per_mib >= 0)
         judge_writes(c, p, s);
     if (strcmp(o->format, "junit") == 0 && limits_given(o))
-        add_case(c, p, s, before);
+        add_pending_case(c, s, before);
 }
 
 /* The report's findings for p, as warnings at their call sites. */
@@ -355,6 +447,79 @@ static void annotate_findings(struct cctx *c, const struct process *p)
     }
 }
 
+/* One file of p, as it is shown (load_opts.each_file): judged whole, or
+ * its sites matching --site each. */
+static void check_file(const struct process *p, const struct st_report_file *f, void *vctx)
+{
+    struct cctx *c = vctx;
+    const struct check_opts *o = c->o;
+    if (!wanted(c, f))
+        return;
+    c->files++;
+    char desc[512];
+    if (!o->nsite_globs) {
+        const struct st_report_site *top = f->nsites ? &f->sites[0] : NULL;
+        struct subject s = {f, NULL, &f->counts, NULL};
+        if (top && top->nframes) {
+            s.site = st_frame_describe(&top->frames[0], desc, sizeof desc);
+            s.frame = &top->frames[0];
+        }
+        judge(c, p, &s);
+        return;
+    }
+    for (size_t k = 0; k < f->nsites; k++) {
+        const struct st_report_site *site = &f->sites[k];
+        st_frame_describe(site->nframes ? &site->frames[0] : NULL, desc, sizeof desc);
+        if (!glob_match(o->site_globs, o->nsite_globs, c->site_hits, desc))
+            continue;
+        c->sites++;
+        struct subject s = {f, desc, &site->counts, site->nframes ? &site->frames[0] : NULL};
+        judge(c, p, &s);
+    }
+}
+
+static void free_pending(struct cctx *c)
+{
+    for (size_t i = 0; i < c->npending; i++)
+        free(c->pending[i].name);
+    c->npending = 0;
+}
+
+/* What was counted so far is what stays: the next process starts here. */
+static void tally_keep(struct cctx *c)
+{
+    c->before = (struct tally){c->nv, c->files, c->sites, c->written_only, c->below_floor};
+    memcpy(c->glob_hits_before, c->glob_hits, c->o->nglobs * sizeof *c->glob_hits);
+    memcpy(c->site_hits_before, c->site_hits, c->o->nsite_globs * sizeof *c->site_hits);
+}
+
+static void free_violation(struct violation *v)
+{
+    free(v->path);
+    free(v->cmd);
+    free(v->site);
+    free(v->source);
+    free(v->frame_source);
+    free(v->what);
+}
+
+/* An input that could not be read in full: what its files added goes. */
+static void tally_drop(struct cctx *c)
+{
+    for (size_t i = c->before.nv; i < c->nv; i++)
+        free_violation(&c->v[i]);
+    c->nv = c->before.nv;
+    c->files = c->before.files;
+    c->sites = c->before.sites;
+    c->written_only = c->before.written_only;
+    c->below_floor = c->before.below_floor;
+    memcpy(c->glob_hits, c->glob_hits_before, c->o->nglobs * sizeof *c->glob_hits);
+    memcpy(c->site_hits, c->site_hits_before, c->o->nsite_globs * sizeof *c->site_hits);
+    free_pending(c);
+}
+
+/* A process read whole, its files judged: its findings, then its
+ * violations, are annotations; its test cases are the job's. */
 static int on_process(struct process *p, void *vctx)
 {
     struct cctx *c = vctx;
@@ -362,34 +527,19 @@ static int on_process(struct process *p, void *vctx)
     c->processes++;
     if (c->now)
         baseline_add(c->now, p);
-    if (annotations_format(o->format))
+    if (annotations_format(o->format)) {
         annotate_findings(c, p);
-    for (size_t i = 0; i < p->report.nfiles; i++) {
-        const struct st_report_file *f = &p->report.files[i];
-        if (!wanted(c, f))
-            continue;
-        c->files++;
-        char desc[512];
-        if (!o->nsite_globs) {
-            const struct st_report_site *top = f->nsites ? &f->sites[0] : NULL;
-            struct subject s = {f, NULL, &f->counts, NULL};
-            if (top && top->nframes) {
-                s.site = st_frame_describe(&top->frames[0], desc, sizeof desc);
-                s.frame = &top->frames[0];
-            }
-            judge(c, p, &s);
-            continue;
-        }
-        for (size_t k = 0; k < f->nsites; k++) {
-            const struct st_report_site *site = &f->sites[k];
-            st_frame_describe(site->nframes ? &site->frames[0] : NULL, desc, sizeof desc);
-            if (!glob_match(o->site_globs, o->nsite_globs, c->site_hits, desc))
-                continue;
-            c->sites++;
-            struct subject s = {f, desc, &site->counts, site->nframes ? &site->frames[0] : NULL};
-            judge(c, p, &s);
-        }
+        for (size_t i = c->before.nv; i < c->nv; i++)
+            annotate_violation(c, &c->v[i]);
     }
+    if (c->npending) {
+        char cls[256];
+        case_class(p, cls, sizeof cls);
+        for (size_t i = 0; i < c->npending; i++)
+            add_case(c, cls, c->pending[i].name, c->pending[i].first, c->pending[i].end);
+        free_pending(c);
+    }
+    tally_keep(c);
     progress_step(c->processes, 0);
     return 0;
 }
@@ -505,9 +655,8 @@ static void print_json(FILE *f, const struct cctx *c)
                    ",\"read_syscalls\":%" PRIu64 ",\"reread_bytes\":%" PRIu64
                    ",\"write_syscalls\":%" PRIu64 ",\"kernel_write_bytes\":%" PRIu64
                    ",\"written_bytes\":%" PRIu64 ",\"message\":",
-                v->c.kernel_read_bytes, v->c.delivered_bytes, v->c.read_syscalls,
-                v->c.reread_bytes, v->c.write_syscalls, v->c.kernel_write_bytes,
-                v->c.written_bytes);
+                v->kernel_read_bytes, v->delivered_bytes, v->read_syscalls, v->reread_bytes,
+                v->write_syscalls, v->kernel_write_bytes, v->written_bytes);
         json_str(f, v->what);
         fputc('}', f);
     }
@@ -618,7 +767,9 @@ int check_run(const struct check_opts *o, char **paths, int npaths)
     c.o = o;
     c.glob_hits = calloc(o->nglobs + 1, sizeof *c.glob_hits);
     c.site_hits = calloc(o->nsite_globs + 1, sizeof *c.site_hits);
-    if (!c.glob_hits || !c.site_hits)
+    c.glob_hits_before = calloc(o->nglobs + 1, sizeof *c.glob_hits);
+    c.site_hits_before = calloc(o->nsite_globs + 1, sizeof *c.site_hits);
+    if (!c.glob_hits || !c.site_hits || !c.glob_hits_before || !c.site_hits_before)
         tool_bad_input("out of memory");
     struct baseline *old = NULL;
     if (o->baseline) {
@@ -628,12 +779,19 @@ int check_run(const struct check_opts *o, char **paths, int npaths)
             tool_bad_input("check --baseline: %s", err);
         c.now = baseline_new(o->keys);
     }
-    struct load_opts lo = {.want_sites = 1};
+    /* A trace's rows: those its findings come from (annotations); every
+     * one for the baseline, which takes each process whole. */
+    struct st_footer_rows rows = {
+        .files = 1,
+        .findings = annotations_format(o->format) ? ST_REPORT_TEXT_FINDINGS : 0,
+    };
+    struct load_opts lo = {.want_sites = 1, .rows = old ? NULL : &rows, .each_file = check_file};
     progress_start("checking", (uint64_t)npaths);
     for (int i = 0; i < npaths; i++) {
         char err[ST_TRACE_ERROR_MAX];
         if (load_file(paths[i], &lo, on_process, &c, err) == 0)
             continue;
+        tally_drop(&c);
         if (!o->keep_going)
             tool_bad_input("%s", err);
         skipped_add(&c.skipped, paths[i], err);
@@ -662,13 +820,8 @@ int check_run(const struct check_opts *o, char **paths, int npaths)
     annotations_free(&c.ann);
     baseline_free(c.now);
     baseline_free(old);
-    for (size_t i = 0; i < c.nv; i++) {
-        free(c.v[i].path);
-        free(c.v[i].cmd);
-        free(c.v[i].site);
-        free(c.v[i].source);
-        free(c.v[i].what);
-    }
+    for (size_t i = 0; i < c.nv; i++)
+        free_violation(&c.v[i]);
     free(c.v);
     for (size_t i = 0; i < c.ncases; i++) {
         free(c.cases[i].name);
@@ -676,8 +829,12 @@ int check_run(const struct check_opts *o, char **paths, int npaths)
         free(c.cases[i].violations);
     }
     free(c.cases);
+    free(c.case_index);
+    free(c.pending);
     free(c.glob_hits);
     free(c.site_hits);
+    free(c.glob_hits_before);
+    free(c.site_hits_before);
     skipped_free(&c.skipped);
     return rc;
 }

@@ -1,9 +1,14 @@
 /* export_clickhouse.c — see export_clickhouse.h. The columns are the JSON
  * report's keys (docs/report-json.md) plus run_id, host and pid; their
- * types are docs/clickhouse.sql's. */
+ * types are docs/clickhouse.sql's.
+ *
+ * Memory does not grow with the files a run read: each file's rows are
+ * written as its trace's footer is decoded (load_opts.each_file), and each
+ * table's rows wait in a temporary file until every trace is read. */
 #define _GNU_SOURCE 1
 #include "export_clickhouse.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +24,7 @@ static const char *const table_names[T_COUNT] = {"processes", "files", "streams"
 
 struct chx {
     const char *run_id;
-    FILE *rows[T_COUNT]; /* each table's rows, in memory until every trace is read */
-    char *buf[T_COUNT];
-    size_t len[T_COUNT];
+    FILE *rows[T_COUNT]; /* each table's rows (tmpfile) until every trace is read */
     uint64_t nrows;
     /* The run: its root (the earliest process) and its span. */
     uint64_t first_ns, end_ns;
@@ -162,50 +165,40 @@ static void process_row(struct chx *c, const struct process *p, const char *cmd)
     fprintf(f, "}\n");
 }
 
-static void file_rows(struct chx *c, const struct process *p)
+/* One file's rows, files, streams and sites, as the file is shown. */
+static void file_rows(const struct process *p, const struct st_report_file *rf, void *vctx)
 {
-    const struct st_report *r = &p->report;
-    for (size_t i = 0; i < r->nfiles; i++) {
-        const struct st_report_file *rf = &r->files[i];
-        FILE *f = row(c, T_FILES, p);
+    struct chx *c = vctx;
+    FILE *f = row(c, T_FILES, p);
+    str_field(f, "path", rf->path);
+    fprintf(f, ",\"other_files\":0,\"streams\":%zu", rf->nstreams);
+    counts(f, &rf->counts);
+    fprintf(f, "}\n");
+    for (size_t k = 0; k < rf->nstreams; k++) {
+        const struct st_report_stream *s = &rf->streams[k];
+        f = row(c, T_STREAMS, p);
         str_field(f, "path", rf->path);
-        fprintf(f, ",\"other_files\":0,\"streams\":%zu", rf->nstreams);
-        counts(f, &rf->counts);
+        fprintf(f, ",\"fd\":%d,\"buffer_size\":%" PRIu64 ",\"requested_buffer_size\":%" PRIu64,
+                s->fd, s->buffer_size, s->requested_buffer_size);
+        str_field(f, "buffer_mode", st_buf_mode_name(s->mode));
+        str_field(f, "buffer_origin", st_buf_origin_name(s->origin));
+        str_field(f, "caveat", s->caveat);
+        counts(f, &s->counts);
         fprintf(f, "}\n");
-        for (size_t k = 0; k < rf->nstreams; k++) {
-            const struct st_report_stream *s = &rf->streams[k];
-            f = row(c, T_STREAMS, p);
-            str_field(f, "path", rf->path);
-            fprintf(f, ",\"fd\":%d,\"buffer_size\":%" PRIu64 ",\"requested_buffer_size\":%" PRIu64,
-                    s->fd, s->buffer_size, s->requested_buffer_size);
-            str_field(f, "buffer_mode", st_buf_mode_name(s->mode));
-            str_field(f, "buffer_origin", st_buf_origin_name(s->origin));
-            str_field(f, "caveat", s->caveat);
-            counts(f, &s->counts);
-            fprintf(f, "}\n");
-        }
-        for (size_t k = 0; k < rf->nsites; k++) {
-            const struct st_report_site *s = &rf->sites[k];
-            f = row(c, T_SITES, p);
-            str_field(f, "path", rf->path);
-            frame(f, s->nframes > 0 ? &s->frames[0] : NULL);
-            fprintf(f, ",\"frames\":[");
-            for (int j = 0; j < s->nframes; j++) {
-                char buf[1024];
-                fprintf(f, "%s", j ? "," : "");
-                json_str(f, st_frame_describe(&s->frames[j], buf, sizeof buf));
-            }
-            fprintf(f, "]");
-            counts(f, &s->counts);
-            fprintf(f, "}\n");
-        }
     }
-    /* Files without a row of their own (a bounded report): one row with
-     * their sums, so that the files' sums are the totals. */
-    if (r->nfiles_other) {
-        FILE *f = row(c, T_FILES, p);
-        fprintf(f, ",\"path\":\"\",\"other_files\":%zu,\"streams\":0", r->nfiles_other);
-        counts(f, &r->other);
+    for (size_t k = 0; k < rf->nsites; k++) {
+        const struct st_report_site *s = &rf->sites[k];
+        f = row(c, T_SITES, p);
+        str_field(f, "path", rf->path);
+        frame(f, s->nframes > 0 ? &s->frames[0] : NULL);
+        fprintf(f, ",\"frames\":[");
+        for (int j = 0; j < s->nframes; j++) {
+            char buf[1024];
+            fprintf(f, "%s", j ? "," : "");
+            json_str(f, st_frame_describe(&s->frames[j], buf, sizeof buf));
+        }
+        fprintf(f, "]");
+        counts(f, &s->counts);
         fprintf(f, "}\n");
     }
 }
@@ -232,7 +225,6 @@ static int on_process(struct process *p, void *vctx)
     char cmd[4096];
     argv_line(&p->report, cmd, sizeof cmd);
     process_row(c, p, cmd);
-    file_rows(c, p);
     finding_rows(c, p);
     c->processes++;
     st_counts_add(&c->totals, &p->report.totals);
@@ -279,6 +271,18 @@ static void run_row(FILE *out, struct chx *c)
     c->nrows++;
 }
 
+/* A table's rows, from its temporary file to out. */
+static void copy_rows(FILE *f, FILE *out)
+{
+    char buf[1 << 16];
+    size_t n;
+    rewind(f);
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        fwrite(buf, 1, n, out);
+    if (ferror(f))
+        tool_bad_input("cannot read the rows back from a temporary file");
+}
+
 uint64_t clickhouse_export(FILE *out, char **paths, size_t n, const char *db,
                            const char *suffix)
 {
@@ -289,9 +293,12 @@ uint64_t clickhouse_export(FILE *out, char **paths, size_t n, const char *db,
         tool_bad_input("out of memory");
     c->run_id = id;
     for (int t = 0; t < T_COUNT; t++)
-        if (!(c->rows[t] = open_memstream(&c->buf[t], &c->len[t])))
-            tool_bad_input("out of memory");
-    struct load_opts lo = {.want_sites = 1};
+        if (!(c->rows[t] = tmpfile()))
+            tool_bad_input("cannot make a temporary file for the rows: %s", strerror(errno));
+    /* Each process keeps only the rows its findings come from; every file
+     * has had its rows written when the process is. */
+    struct st_footer_rows kept = {.files = 1, .findings = ST_REPORT_JSON_FINDINGS};
+    struct load_opts lo = {.want_sites = 1, .rows = &kept, .each_file = file_rows};
     for (size_t i = 0; i < n; i++) {
         char err[ST_TRACE_ERROR_MAX];
         if (load_file(paths[i], &lo, on_process, c, err) != 0)
@@ -299,12 +306,16 @@ uint64_t clickhouse_export(FILE *out, char **paths, size_t n, const char *db,
         progress_step(i + 1, 0);
     }
     for (int t = 0; t < T_COUNT; t++) {
-        if (fclose(c->rows[t]) != 0)
-            tool_bad_input("out of memory");
-        if (c->len[t])
-            fprintf(out, "INSERT INTO %s.%s%s FORMAT JSONEachRow\n%s\n", db, table_names[t],
-                    suffix, c->buf[t]);
-        free(c->buf[t]);
+        FILE *f = c->rows[t];
+        long len = ftell(f);
+        if (len < 0 || fflush(f) != 0 || ferror(f))
+            tool_bad_input("cannot write the rows to a temporary file");
+        if (len) {
+            fprintf(out, "INSERT INTO %s.%s%s FORMAT JSONEachRow\n", db, table_names[t], suffix);
+            copy_rows(f, out);
+            fprintf(out, "\n");
+        }
+        fclose(f);
     }
     uint64_t events = export_events_clickhouse(out, paths, n, db, suffix, id);
     fprintf(out, "INSERT INTO %s.runs%s FORMAT JSONEachRow\n", db, suffix);

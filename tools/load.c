@@ -144,20 +144,19 @@ static int is_raw(const struct st_report_frame *f)
     return !f->module && !f->function && f->offset;
 }
 
-/* Names a footer's raw frames from the trace's modules. The footer's
+/* Names a file's raw frames from the trace's modules. The footer's
  * memory is this load's own: its frames are written in place. */
-static void name_raw_frames(struct st_report *r, const struct st_trace_model *m,
+static void name_raw_frames(const struct st_report_file *file, const struct st_trace_model *m,
                             const struct st_trace_info *in, void *symbolizer)
 {
-    for (size_t i = 0; i < r->nfiles; i++)
-        for (size_t j = 0; j < r->files[i].nsites; j++) {
-            const struct st_report_site *site = &r->files[i].sites[j];
-            for (int k = 0; k < site->nframes; k++) {
-                struct st_report_frame *f = (struct st_report_frame *)&site->frames[k];
-                if (is_raw(f))
-                    st_trace_model_frame(m, in, f->offset, symbolize_offline, symbolizer, f);
-            }
+    for (size_t j = 0; j < file->nsites; j++) {
+        const struct st_report_site *site = &file->sites[j];
+        for (int k = 0; k < site->nframes; k++) {
+            struct st_report_frame *f = (struct st_report_frame *)&site->frames[k];
+            if (is_raw(f))
+                st_trace_model_frame(m, in, f->offset, symbolize_offline, symbolizer, f);
         }
+    }
 }
 
 /* The footer's device figures into a report rebuilt from the events. */
@@ -171,6 +170,55 @@ static void take_storage(struct st_report *r, const struct st_report *footer)
                     r->files[k].device_measured = 1;
                     r->files[k].device_read_bytes = footer->files[i].device_read_bytes;
                 }
+}
+
+/* Every file of p's report to o->each_file, then p to fn. */
+static int show_files(struct process *p, const struct load_opts *o, process_fn fn, void *ctx)
+{
+    for (size_t i = 0; o->each_file && i < p->report.nfiles; i++)
+        o->each_file(p, &p->report.files[i], ctx);
+    return fn(p, ctx);
+}
+
+/* A footer's file as it is decoded (st_footer_rows.each_file): its frames
+ * named, shown to the footer rows' own each_file and to load_opts'. */
+struct footer_show {
+    struct process *p;
+    const struct load_opts *o;
+    void *ctx, *symbolizer;
+    const struct st_trace_info *in;
+};
+
+static void show_footer_file(void *vs, const struct st_report_file *f)
+{
+    struct footer_show *s = vs;
+    if (s->o->rows && s->o->rows->each_file)
+        s->o->rows->each_file(s->o->rows->ctx, f);
+    if (s->symbolizer)
+        name_raw_frames(f, s->p->model, s->in, s->symbolizer);
+    s->o->each_file(s->p, f, s->ctx);
+}
+
+/* Reads p's events through to the end: into p->model, every event (all)
+ * or its modules only; the end of the latest into *last_ns. 1 at the end,
+ * -1 with err. */
+static int read_events(struct process *p, int all, uint64_t *last_ns, char *err)
+{
+    struct st_trace_event ev;
+    int k;
+    uint64_t n = 0;
+    while ((k = st_trace_next(p->reader, &ev, err)) == 1) {
+        if (ev.time_ns + ev.dur_ns > *last_ns)
+            *last_ns = ev.time_ns + ev.dur_ns;
+        if (p->model && (all || ev.kind == ST_EV_MODULE) &&
+            st_trace_model_apply(p->model, &ev) != 0) {
+            snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", p->source);
+            return -1;
+        }
+        if ((++n & 0xfffff) == 0)
+            progress_step(0, st_trace_bytes_read(p->reader));
+    }
+    return k < 0 ? -1 : 1;
 }
 
 static int load_trace(const char *path, const struct load_opts *o, process_fn fn, void *ctx,
@@ -193,73 +241,52 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
     p.labels = in->labels;
     p.nlabels = in->labels ? in->nlabels : 0;
     uint64_t last_ns = in->start_ns; /* the end of the latest event */
-    int rc = 0;
-    struct st_report footer; /* --from-events: the device figures, which no event holds */
-    memset(&footer, 0, sizeof footer);
-    if (!o->from_events)
-        rc = st_trace_footer_rows(p.reader, o->rows, &p.report, &p.footer_mem, err);
-    else if (st_trace_footer_report(p.reader, &footer, &p.footer_mem, err) < 0)
-        err[0] = '\0'; /* a damaged footer: the events are the report */
-    if (rc < 0) {
-        free_process(&p);
-        return -1;
-    }
     void *symbolizer = o->want_sites ? symbolizer_shared() : NULL;
     symbolizer_for_trace(symbolizer, in->start_realtime_ns);
-    if (rc == 1) {
-        /* The footer is the report; the events are still read through, so
+    int rc;
+    if (in->finished && !o->from_events) {
+        /* The footer is the report. The events are still read through, so
          * that a damaged trace is never reported as if it were whole, and
-         * its modules kept: they name the frames the process left as
-         * addresses. */
+         * first: their modules name the frames the process left as
+         * addresses, in the footer's files as they are shown. A damaged
+         * footer is said before damaged events, as a footer read first. */
         p.model = symbolizer ? st_trace_model_new() : NULL;
         if (symbolizer && !p.model) {
             snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
             free_process(&p);
             return -1;
         }
-        struct st_trace_event ev;
-        int k;
-        uint64_t n = 0;
-        while ((k = st_trace_next(p.reader, &ev, err)) == 1) {
-            if (ev.time_ns + ev.dur_ns > last_ns)
-                last_ns = ev.time_ns + ev.dur_ns;
-            if (ev.kind == ST_EV_MODULE && p.model && st_trace_model_apply(p.model, &ev) != 0) {
-                snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
-                free_process(&p);
-                return -1;
-            }
-            if ((++n & 0xfffff) == 0)
-                progress_step(0, st_trace_bytes_read(p.reader));
+        char events_err[ST_TRACE_ERROR_MAX];
+        int events = read_events(&p, 0, &last_ns, events_err);
+        struct footer_show show = {&p, o, ctx, symbolizer, in};
+        struct st_footer_rows rows = o->rows ? *o->rows : (struct st_footer_rows){0};
+        if (o->each_file) {
+            rows.each_file = show_footer_file;
+            rows.ctx = &show;
         }
-        if (k < 0) {
+        rc = st_trace_footer_rows(p.reader, o->rows || o->each_file ? &rows : NULL, &p.report,
+                                  &p.footer_mem, err);
+        if (rc >= 0 && events < 0)
+            memcpy(err, events_err, ST_TRACE_ERROR_MAX);
+        if (rc < 0 || events < 0) {
             free_process(&p);
             return -1;
         }
-        if (symbolizer)
-            name_raw_frames(&p.report, p.model, in, symbolizer);
-    }
-    if (rc == 0) {
+        for (size_t i = 0; symbolizer && i < p.report.nfiles; i++)
+            name_raw_frames(&p.report.files[i], p.model, in, symbolizer);
+    } else {
         /* No footer (or asked not to use it): rebuild from the events. */
+        struct st_report footer; /* --from-events: the device figures, which no event holds */
+        memset(&footer, 0, sizeof footer);
+        if (o->from_events && st_trace_footer_report(p.reader, &footer, &p.footer_mem, err) < 0)
+            err[0] = '\0'; /* a damaged footer: the events are the report */
         p.model = st_trace_model_new();
         if (!p.model) {
             snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
             free_process(&p);
             return -1;
         }
-        struct st_trace_event ev;
-        int k;
-        while ((k = st_trace_next(p.reader, &ev, err)) == 1) {
-            if (ev.time_ns + ev.dur_ns > last_ns)
-                last_ns = ev.time_ns + ev.dur_ns;
-            if (st_trace_model_apply(p.model, &ev) != 0) {
-                snprintf(err, ST_TRACE_ERROR_MAX, "%s: out of memory", path);
-                free_process(&p);
-                return -1;
-            }
-            if ((st_trace_model_events(p.model) & 0xfffff) == 0)
-                progress_step(0, st_trace_bytes_read(p.reader));
-        }
-        if (k < 0) {
+        if (read_events(&p, 1, &last_ns, err) < 0) {
             free_process(&p);
             return -1;
         }
@@ -276,9 +303,22 @@ static int load_trace(const char *path, const struct load_opts *o, process_fn fn
             o->rows->each_file(o->rows->ctx, &p.report.files[i]);
     }
     p.duration_ns = (in->finished && in->end_ns > in->start_ns ? in->end_ns : last_ns) - in->start_ns;
-    rc = fn(&p, ctx);
+    rc = in->finished && !o->from_events ? fn(&p, ctx) : show_files(&p, o, fn, ctx);
     free_process(&p);
     return rc;
+}
+
+/* A JSON report's processes: their files to o->each_file first. */
+struct json_show {
+    const struct load_opts *o;
+    process_fn fn;
+    void *ctx;
+};
+
+static int show_json(struct process *p, void *vs)
+{
+    const struct json_show *s = vs;
+    return show_files(p, s->o, s->fn, s->ctx);
 }
 
 int load_file(const char *path, const struct load_opts *o, process_fn fn, void *ctx,
@@ -311,7 +351,8 @@ int load_file(const char *path, const struct load_opts *o, process_fn fn, void *
             snprintf(err, ST_TRACE_ERROR_MAX, "%s: cannot read: %s", path, strerror(errno));
             return -1;
         }
-        int rc = load_json(path, text, len, fn, ctx, err);
+        struct json_show show = {o, fn, ctx};
+        int rc = load_json(path, text, len, show_json, &show, err);
         if (len)
             munmap(text, len);
         return rc;

@@ -70,6 +70,8 @@ void skipped_json(FILE *f, const struct skipped *s);
 
 enum source_kind { SOURCE_TRACE, SOURCE_JSON };
 
+struct process;
+
 struct load_opts {
     int from_events;   /* rebuild from events even when a footer exists */
     int want_sites;    /* symbolize sites of rebuilt reports */
@@ -77,6 +79,13 @@ struct load_opts {
      * (trace_reader.h), and each_file shown every file, from the footer
      * or from the events. */
     const struct st_footer_rows *rows;
+    /* NULL, or shown every file of each process before fn is called with
+     * the process, whatever its source: a trace's footer file by file as
+     * it is decoded (p has its header's and its report's process fields,
+     * not its files yet, which are then the rows `rows` keeps), the files
+     * rebuilt from a trace's events, a JSON report's. Frames are named as
+     * fn would see them; f is valid during the call only. ctx: load_file's. */
+    void (*each_file)(const struct process *p, const struct st_report_file *f, void *ctx);
 };
 
 struct process {

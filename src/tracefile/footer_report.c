@@ -273,18 +273,32 @@ int st_trace_footer_rows(struct st_trace_reader *r, const struct st_footer_rows 
         return -1;
     struct st_trace_mem *mem = NULL;
     struct fcur c = {payload, payload + len, &mem};
-    /* Files are counted first so the array is allocated once. */
-    size_t nfiles = 0;
-    {
-        struct fcur k = c, rec;
-        uint64_t tag;
-        while (k.p < k.end && next_record(&k, &tag, &rec) == 0)
-            nfiles += tag == ST_FOOT_FILE;
-    }
     struct st_report_select sel;
     memset(&sel, 0, sizeof sel);
     struct st_rank *ranks = NULL;
     struct kept_rows kept = {0};
+    /* Files are counted first so the array is allocated once; the process
+     * is read then too, so that each_file's caller knows whose files it is
+     * shown (the writer puts it first). */
+    size_t nfiles = 0;
+    int have_process = 0;
+    {
+        struct fcur k = c, rec;
+        uint64_t tag;
+        const uint8_t *at = k.p;
+        while (k.p < k.end && next_record(&k, &tag, &rec) == 0) {
+            nfiles += tag == ST_FOOT_FILE;
+            if (tag == ST_FOOT_PROCESS) {
+                if (f_process(&rec, out) != 0 || !record_whole(tag, &rec)) {
+                    c.p = at;
+                    goto corrupt_at;
+                }
+                out->libc_version = in->libc_version; /* an info record, not in the footer */
+                have_process = 1;
+            }
+            at = k.p;
+        }
+    }
     int bounded = rows && rows->files && nfiles > rows->every_up_to;
     int oom = 0;
     if (bounded) {
@@ -304,7 +318,6 @@ int st_trace_footer_rows(struct st_trace_reader *r, const struct st_footer_rows 
     }
     size_t nrows = bounded ? kept.n : nfiles;
     out->files = oom ? NULL : st_trace_mem_alloc(&mem, sizeof *out->files * (nrows ? nrows : 1));
-    int have_process = 0;
     out->storage.processes = out->storage.processes_unmeasured = 1;
     out->storage.why_not = "the trace has no device figures (written before format 4.1)";
     uint64_t ordinal = 0;
@@ -316,9 +329,7 @@ int st_trace_footer_rows(struct st_trace_reader *r, const struct st_footer_rows 
             goto corrupt_at;
         int ok = 0;
         if (tag == ST_FOOT_PROCESS) {
-            ok = f_process(&rec, out);
-            out->libc_version = in->libc_version; /* an info record, not in the footer */
-            have_process = 1;
+            continue; /* read with the count */
         } else if (tag == ST_FOOT_FILE && ordinal++ < nfiles) {
             /* Bounded: the records kept come in the footer's order. */
             if (bounded && (out->nfiles == kept.n || kept.at[out->nfiles] != at))

@@ -127,7 +127,8 @@ int st_trace_footer_report(struct st_trace_reader *r, struct st_report *out, voi
  * gets a row (a report of those is then the same whatever the ties among
  * its rows). each_file, when not NULL, is called with every file of the
  * footer, kept or not (its strings and counts are valid during the call
- * only). */
+ * only), once out's process fields (pid, ppid, argv, capture,
+ * libc_version) are filled. */
 struct st_footer_rows {
     size_t files, pairs, findings, every_up_to;
     void (*each_file)(void *ctx, const struct st_report_file *f);

@@ -453,6 +453,10 @@ def peak_run(argv, env, cwd, out_path):
 TRACED_EXIT_KB = 2048 + MANY_FILES * 64 // 1024
 REPORT_KB = 4096
 JSON_GROWTH_KB = 2048 + MANY_FILES // 2 * 512 // 1024
+# What `seektrace check` and `export` may grow by from MANY_FILES / 2 files
+# to MANY_FILES: 1 KiB a file (the footer's bytes; a JUnit test case's
+# name; export's definitions: a file's path and objects, about 600 bytes).
+STREAM_GROWTH_KB = 2048 + MANY_FILES // 2 * 1024 // 1024
 
 
 def many_files_traced(ctx):
@@ -465,7 +469,10 @@ def many_files_traced(ctx):
     grows by at most JSON_GROWTH_KB from 2,000 files. The reports stay exact:
     the bounded JSON's totals are the full one's (--full), its rows the
     full one's first 1000 (and the few the findings may name), other_files
-    counts the rest."""
+    counts the rest. `seektrace check` (text, JSON, JUnit, SARIF) and
+    `seektrace export` (ClickHouse rows, CSV) judge and write the files one
+    by one as the footer is decoded: they grow by at most STREAM_GROWTH_KB
+    from 2,000 files, and check every file, export a row for each."""
     if os.environ.get("SEEKTRACE_TEST_PRELOAD_PREFIX"):
         print("SKIP: ASan's allocator quarantines freed memory; resident size says nothing here")
         return None
@@ -486,15 +493,34 @@ def many_files_traced(ctx):
             raise rl.Failure(f"{len(names)} traces in {traces}, expected 1")
         return peak - last, os.path.join(traces, names[0])
 
+    def command(*args):
+        out = os.path.join(ctx.fresh("out"), "stdout")
+        return peak_run([ctx.cli, *args], rl.clean_env(), ctx.fresh("cwd"), out), out
+
     def report(trace, *opts):
-        out = os.path.join(ctx.fresh("out"), "report")
-        peak = peak_run([ctx.cli, "report", *opts, trace], rl.clean_env(), ctx.fresh("cwd"), out)
+        peak, out = command("report", *opts, trace)
         with open(out, encoding="utf-8") as f:
             return peak, f.read()
 
     exit_kb, trace = traced(MANY_FILES)
     _, half = traced(MANY_FILES // 2)
     _, small = traced(1)
+    # First, and the outputs left in their files, while the test is small:
+    # a child's peak counts what the test held when it forked.
+    streamed = {}
+    for args in (("check", "--max-amplification", "1000"),
+                 ("check", "--max-amplification", "1000", "--format", "json"),
+                 ("check", "--max-amplification", "1000", "--format", "junit"),
+                 ("check", "--max-amplification", "1000", "--format", "sarif"),
+                 ("export", "--format", "clickhouse"), ("export", "--format", "csv")):
+        half_kb, _ = command(*args, half)
+        all_kb, streamed[args[-1]] = command(*args, trace)
+        print(f"seektrace {' '.join(args)}: {half_kb} kB for {MANY_FILES // 2} files, {all_kb} kB "
+              f"for {MANY_FILES} (at most {half_kb + STREAM_GROWTH_KB})")
+        if all_kb > half_kb + STREAM_GROWTH_KB:
+            problems.append(f"seektrace {' '.join(args)} peaked at {all_kb} kB for {MANY_FILES} "
+                            f"files, over {STREAM_GROWTH_KB} kB more than for {MANY_FILES // 2} "
+                            f"({half_kb} kB)")
     small_kb, _ = report(small)
     text_kb, text = report(trace)
     half_kb, _ = report(half, "--json")
@@ -531,6 +557,26 @@ def many_files_traced(ctx):
     want = f"more files (--top N shows more, --json lists the worst 1000, --json --full every one)"
     if want not in text:
         problems.append(f"the text report lacks {want!r}")
+    paths = sorted(f["path"] for f in full["files"])
+    with open(streamed["json"], encoding="utf-8") as f:
+        checked = json.load(f)
+    if checked["checked"]["processes"] != 1 or checked["checked"]["files"] != n or \
+            not checked["passed"]:
+        problems.append(f"check --format json checked {checked['checked']}, not the {n} files")
+    with open(streamed["junit"], encoding="utf-8") as f:
+        cases = sum(line.lstrip().startswith("<testcase ") for line in f)
+    if cases != n:
+        problems.append(f"check --format junit: {cases} test cases, not one for each of {n} files")
+    rows, table = [], None
+    with open(streamed["clickhouse"], encoding="utf-8") as f:
+        for line in f:
+            if line.startswith("INSERT INTO"):
+                table = line.split(" ")[2]
+            elif table == "seektrace.files" and line.strip():
+                rows.append(json.loads(line)["path"])
+    rows.sort()
+    if rows != paths:
+        problems.append(f"export --format clickhouse: {len(rows)} file rows, not the {n} files")
     return problems
 
 
