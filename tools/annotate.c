@@ -47,16 +47,59 @@ static int same(const char *a, const char *b)
     return a == b || (a && b && strcmp(a, b) == 0);
 }
 
+static int same_result(const struct annotation *y, const struct annotation *x)
+{
+    return strcmp(y->rule, x->rule) == 0 && same(y->path, x->path) &&
+           same(y->identity, x->identity) && same(y->source, x->source) && y->line == x->line;
+}
+
+static size_t hash_str(size_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211u; /* FNV-1a */
+    return (h ^ 0xff) * 1099511628211u;
+}
+
+static size_t hash_result(const struct annotation *x)
+{
+    size_t h = 14695981039346656037u;
+    h = hash_str(hash_str(hash_str(hash_str(h, x->rule), x->path), x->identity), x->source);
+    return (h ^ (size_t)(unsigned)x->line) * 1099511628211u;
+}
+
+/* The index's slot for x: the one holding its equal, or an empty one. A
+ * job's check meets thousands of results: a walk of all of them for each
+ * (github output of 12,002 violations took 0.59 s). */
+static size_t *slot_for(const struct annotations *as, size_t *index, size_t cap,
+                        const struct annotation *x)
+{
+    size_t i = hash_result(x) & (cap - 1);
+    while (index[i] && !same_result(&as->a[index[i] - 1], x))
+        i = (i + 1) & (cap - 1);
+    return &index[i];
+}
+
+static void grow_index(struct annotations *as)
+{
+    size_t cap = as->index_cap ? 2 * as->index_cap : 64;
+    size_t *index = calloc(cap, sizeof *index);
+    if (!index)
+        tool_bad_input("out of memory");
+    for (size_t i = 0; i < as->n; i++)
+        *slot_for(as, index, cap, &as->a[i]) = i + 1;
+    free(as->index);
+    as->index = index;
+    as->index_cap = cap;
+}
+
 void annotations_add(struct annotations *as, const struct annotation *x)
 {
-    for (size_t i = 0; i < as->n; i++) {
-        struct annotation *y = &as->a[i];
-        if (strcmp(y->rule, x->rule) == 0 && same(y->path, x->path) &&
-            same(y->identity, x->identity) &&
-            same(y->source, x->source) && y->line == x->line) {
-            y->processes++;
-            return;
-        }
+    if (2 * (as->n + 1) > as->index_cap)
+        grow_index(as);
+    size_t *slot = slot_for(as, as->index, as->index_cap, x);
+    if (*slot) {
+        as->a[*slot - 1].processes++;
+        return;
     }
     if (as->n == as->cap) {
         as->cap = as->cap ? 2 * as->cap : 16;
@@ -71,6 +114,7 @@ void annotations_add(struct annotations *as, const struct annotation *x)
     y->source = dup_or_null(x->source);
     y->identity = dup_or_null(x->identity);
     y->processes = 1;
+    *slot = as->n;
 }
 
 void annotations_free(struct annotations *as)
@@ -82,6 +126,7 @@ void annotations_free(struct annotations *as)
         free(as->a[i].identity);
     }
     free(as->a);
+    free(as->index);
     memset(as, 0, sizeof *as);
 }
 

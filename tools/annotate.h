@@ -31,6 +31,8 @@ struct annotation {
 struct annotations {
     struct annotation *a;
     size_t n, cap;
+    size_t *index; /* open addressing on what makes two the same: a + 1 */
+    size_t index_cap;
 };
 
 /* Adds a copy of x (its strings copied) unless one with the same rule,
