@@ -752,6 +752,18 @@ def case_run_symbolize_later(ctx):
     top = named["later"][0][0]
     expect(top.get("function") == "main" and top.get("source", "").endswith("fseek2006.c")
            and top.get("line", 0) > 0 and top.get("module") == prog, f"site {top}")
+    # Without a trace to name them from, a process under later names its
+    # sites itself.
+    alone = ctx.newdir("symbolize-later-no-trace")
+    e = ctx.traced_env()
+    e.update(LD_PRELOAD=ctx.preload(), SEEKTRACE_SYMBOLIZE="later", SEEKTRACE_FORMAT="json",
+             SEEKTRACE_OUTPUT=os.path.join(alone, "report.json"))
+    alone_data = os.path.join(ctx.tmp, "alone.plain")
+    subprocess.run([plain, alone_data, "--seeks", "50"], env=e, check=True, capture_output=True)
+    with open(os.path.join(alone, "report.json")) as fh:
+        top_alone = site_frames(json.load(fh), alone_data)[0][0]
+    expect(top_alone.get("function") == "main" and top_alone.get("module") == plain,
+           f"later without a trace: {top_alone}")
     # Processes asked for reports of their own name their sites themselves:
     # those reports are read as they are.
     d = ctx.newdir("symbolize-own-reports")

@@ -108,14 +108,18 @@ static void sync_open_streams(void)
         _IO_list_unlock();
 }
 
-/* Symbolized once per site, whatever the number of files it touched. */
+/* Symbolized once per site, whatever the number of files it touched; raw
+ * addresses in a signal handler (the signal may have come inside malloc or
+ * the loader: no dlopen, dladdr or libdw there), and under
+ * SEEKTRACE_SYMBOLIZE=later while a trace is written, from whose modules
+ * `seektrace` names them once for the whole job. */
 static const struct st_report_frame *symbols_of(struct st_site *s)
 {
+    int raw = in_handler || (st_config.symbolize_later &&
+                             __atomic_load_n(&st_trace_on, __ATOMIC_ACQUIRE));
     if (!s->symbols && (s->symbols = st_alloc((size_t)s->nframes * sizeof *s->symbols)) != NULL)
         for (int i = 0; i < s->nframes; i++) {
-            /* In a signal handler the signal may have come inside malloc or
-             * the loader: no dlopen, dladdr or libdw there, raw addresses. */
-            if (in_handler)
+            if (raw)
                 s->symbols[i].offset = s->frames[i];
             else
                 st_symbolize(s->frames[i], &s->symbols[i]);

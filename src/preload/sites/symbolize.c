@@ -12,7 +12,6 @@
 
 #include "arena.h"
 #include "bulk.h"
-#include "config.h"
 #include "elf_symtab.h"
 #include "proc_self.h"
 #include "loaded_object.h"
@@ -248,13 +247,6 @@ static const char *demangled(const char *name)
 void st_symbolize(uintptr_t pc, struct st_report_frame *f)
 {
     memset(f, 0, sizeof *f);
-    /* Later: the address alone, which `seektrace` names from the trace's
-     * modules (tools/symbolize.c) with the same names, opening each module
-     * file once for the whole job instead of once in every process. */
-    if (st_config.symbolize_later) {
-        f->offset = pc;
-        return;
-    }
     /* A return address follows the call: look up the call itself. */
     Dwarf_Addr at = pc - 1;
     /* A module without DWARF has no source lines for libdw to find, and
