@@ -98,22 +98,24 @@ const char *st_frame_describe(const struct st_report_frame *f, char *buf, size_t
     return buf;
 }
 
+void st_report_order_sites(struct st_report_file *f)
+{
+    for (size_t k = 0; k < f->nsites; k++)
+        f->sites[k].rank = st_report_rank_site(&f->sites[k]);
+    if (f->nsites > 1)
+        st_sort(f->sites, f->nsites, sizeof *f->sites, worse_site_first);
+}
+
 void st_report_finish(struct st_report *r, size_t *order)
 {
     for (size_t i = 0; i < r->nfiles; i++) {
-        struct st_report_file *f = &r->files[i];
-        f->rank = st_report_rank_file(f);
-        for (size_t k = 0; k < f->nsites; k++)
-            f->sites[k].rank = st_report_rank_site(&f->sites[k]);
+        r->files[i].rank = st_report_rank_file(&r->files[i]);
+        st_report_order_sites(&r->files[i]);
     }
     if (r->nfiles > 1 && order)
         st_sort_rows(r->files, r->nfiles, sizeof *r->files, worse_file_first, order);
     else if (r->nfiles > 1)
         st_sort(r->files, r->nfiles, sizeof *r->files, worse_file_first);
-    for (size_t i = 0; i < r->nfiles; i++)
-        if (r->files[i].nsites > 1)
-            st_sort(r->files[i].sites, r->files[i].nsites, sizeof *r->files[i].sites,
-                  worse_site_first);
     r->totals = r->other;
     for (size_t i = 0; i < r->nfiles; i++)
         st_counts_add(&r->totals, &r->files[i].counts);

@@ -133,6 +133,9 @@ const char *st_buf_mode_name(enum st_buf_mode m);
 void st_storage_add(struct st_report_storage *sum, const struct st_report_storage *one);
 const char *st_buf_origin_name(enum st_buf_origin o);
 
+/* Ranks f's sites and sorts them worst first, as a report shows them. */
+void st_report_order_sites(struct st_report_file *f);
+
 /* Ranks and sorts files and each file's sites worst first (highest cost,
  * then most syscalls) and recomputes totals from them and `other`. order:
  * room for r->nfiles indexes, through which the files are sorted

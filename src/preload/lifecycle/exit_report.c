@@ -208,31 +208,30 @@ static void *room_for(void *have, size_t *cap, size_t want, size_t size)
     return p ? p : have;
 }
 
-/* The text report's candidates among rf's sites need them in the report's
- * order (report_select.h). */
-static int site_rank_cmp(const void *a, const void *b)
+/* f's row in rf, in memory reused for the next file: its counts and
+ * streams, and with sites, its sites in the report's order. */
+static void fill_row(struct st_report_file *rf, const struct st_file *f, struct scratch *sc,
+                     int sites)
 {
-    return st_rank_cmp(&((const struct st_report_site *)a)->rank,
-                       &((const struct st_report_site *)b)->rank);
+    size_t n = st_file_row_streams(f);
+    sc->streams = room_for(sc->streams, &sc->nstreams, n, sizeof *sc->streams);
+    st_file_row_fill(rf, f, n <= sc->nstreams ? sc->streams : NULL);
+    if (!sites)
+        return;
+    size_t cap = count_cells(f);
+    sc->sites = room_for(sc->sites, &sc->nsites, cap, sizeof *sc->sites);
+    fill_sites(rf, f, cap <= sc->nsites ? sc->sites : NULL, cap);
+    st_report_order_sites(rf);
 }
 
+/* f offered to the selection; its sites only where the text report picks
+ * its worst call sites among them (report_select.h). */
 static void rank_one(struct st_report_select *sel, const struct st_file *f, struct scratch *sc)
 {
     struct st_report_file rf;
-    size_t n = st_file_row_streams(f);
-    sc->streams = room_for(sc->streams, &sc->nstreams, n, sizeof *sc->streams);
-    st_file_row_fill(&rf, f, n <= sc->nstreams ? sc->streams : NULL);
-    if (!st_counts_any(&rf.counts))
-        return;
-    if (sel->pairs.cap) {
-        size_t cap = count_cells(f);
-        sc->sites = room_for(sc->sites, &sc->nsites, cap, sizeof *sc->sites);
-        fill_sites(&rf, f, cap <= sc->nsites ? sc->sites : NULL, cap);
-        for (size_t k = 0; k < rf.nsites; k++)
-            rf.sites[k].rank = st_report_rank_site(&rf.sites[k]);
-        st_sort(rf.sites, rf.nsites, sizeof *rf.sites, site_rank_cmp);
-    }
-    st_report_select_offer(sel, &rf, f);
+    fill_row(&rf, f, sc, sel->pairs.cap != 0);
+    if (st_counts_any(&rf.counts))
+        st_report_select_offer(sel, &rf, f);
 }
 
 /* The rows of the selected files, each once; the other files summed. */
@@ -320,17 +319,8 @@ static int rank_cmp(const void *a, const void *b)
 
 static const struct st_report_file *every_row(size_t i)
 {
-    const struct st_file *f = every.v[i].item;
     struct st_report_file *rf = &every.row;
-    size_t n = st_file_row_streams(f), cap = count_cells(f);
-    every.sc.streams = room_for(every.sc.streams, &every.sc.nstreams, n, sizeof *rf->streams);
-    st_file_row_fill(rf, f, n <= every.sc.nstreams ? every.sc.streams : NULL);
-    every.sc.sites = room_for(every.sc.sites, &every.sc.nsites, cap, sizeof *rf->sites);
-    fill_sites(rf, f, cap <= every.sc.nsites ? every.sc.sites : NULL, cap);
-    /* As st_report_finish orders a report's rows and sites. */
-    for (size_t k = 0; k < rf->nsites; k++)
-        rf->sites[k].rank = st_report_rank_site(&rf->sites[k]);
-    st_sort(rf->sites, rf->nsites, sizeof *rf->sites, site_rank_cmp);
+    fill_row(rf, every.v[i].item, &every.sc, 1);
     rf->device_measured = every.storage->measured && every.storage->per_file;
     return rf;
 }
@@ -349,9 +339,7 @@ static const struct st_trace_rows *every_file(const struct st_report *r)
     every.storage = &r->storage;
     for (struct st_file *f = st_files_first(); f; f = f->next_all) {
         struct st_report_file rf;
-        size_t k = st_file_row_streams(f);
-        every.sc.streams = room_for(every.sc.streams, &every.sc.nstreams, k, sizeof *rf.streams);
-        st_file_row_fill(&rf, f, k <= every.sc.nstreams ? every.sc.streams : NULL);
+        fill_row(&rf, f, &every.sc, 0);
         if (!st_counts_any(&rf.counts))
             continue;
         every.v[every.n] = st_report_rank_file(&rf);
