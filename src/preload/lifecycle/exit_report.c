@@ -224,12 +224,12 @@ static void fill_row(struct st_report_file *rf, const struct st_file *f, struct 
     st_report_order_sites(rf);
 }
 
-/* f offered to the selection; its sites only where the text report picks
- * its worst call sites among them (report_select.h). */
+/* f offered to the selection, with its sites: the text report's worst call
+ * sites are picked among them, and hints look at them (report_select.h). */
 static void rank_one(struct st_report_select *sel, const struct st_file *f, struct scratch *sc)
 {
     struct st_report_file rf;
-    fill_row(&rf, f, sc, sel->pairs.cap != 0);
+    fill_row(&rf, f, sc, 1);
     if (st_counts_any(&rf.counts))
         st_report_select_offer(sel, &rf, f);
 }
