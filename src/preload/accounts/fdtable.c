@@ -1,10 +1,13 @@
 /* fdtable.c — see fdtable.h. */
 #include "fdtable.h"
 
+#include <fcntl.h>
+
 #include "arena.h"
 #include "bulk.h"
 #include "files.h"
 #include "glibc_compat.h"
+#include "name_in_dir.h"
 #include "staleness.h"
 #include "storage.h"
 
@@ -162,9 +165,23 @@ static void publish_new(int fd, struct st_file *file, struct st_desc *d)
         block_retire(d);
 }
 
-void st_fd_opened(int fd, const char *name)
+/* The record of the file just opened on fd: named from its directory's
+ * name and the entry when name_in_dir.h allows (no readlink), else as
+ * st_file_of_opening names it, from the name given when that is not
+ * relative to another directory. The directory's entry is only peeked at:
+ * one this table does not know is named by /proc, as before. */
+static struct st_file *opened_file(int fd, int dir, const char *path, int flags)
 {
-    struct st_file *f = st_file_of_opening(fd, name);
+    const struct st_fd *d = dir == AT_FDCWD ? NULL : st_fd_peek(dir);
+    char name[4096];
+    if (d && !d->file->unnamed && st_name_in_dir(d->file->path, path, flags, name, sizeof name))
+        return st_file_get(name);
+    return st_file_of_opening(fd, dir == AT_FDCWD || (path && path[0] == '/') ? path : NULL);
+}
+
+void st_fd_opened(int fd, int dir, const char *path, int flags)
+{
+    struct st_file *f = opened_file(fd, dir, path, flags);
     struct st_desc *d = new_desc(0);
     if (d)
         publish_new(fd, f, d);

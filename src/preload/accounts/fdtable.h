@@ -40,9 +40,11 @@ struct st_fd {
  * (NULL until first used). */
 extern struct st_fd **st_fd_pages[ST_MAX_FDS >> ST_FD_PAGE_SHIFT];
 
-/* fd was just opened on a new description at offset 0; name: what the
- * program called the file, or NULL (st_file_of_opening). */
-void st_fd_opened(int fd, const char *name);
+/* fd was just opened on a new description at offset 0, by
+ * openat(dir, path, flags) (AT_FDCWD for open and fopen; path NULL when
+ * unknown): the file is named from dir's entry in this table and path when
+ * name_in_dir.h allows, else by /proc, else by path (st_file_of_opening). */
+void st_fd_opened(int fd, int dir, const char *path, int flags);
 /* fd was opened where we could not see: look its name up again, keeping
  * what we know of its offset only if it still names the same file. */
 void st_fd_refresh(int fd);

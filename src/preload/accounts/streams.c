@@ -1,6 +1,7 @@
 /* streams.c — see streams.h. */
 #include "streams.h"
 
+#include <fcntl.h>
 #include <string.h>
 
 #include "arena.h"
@@ -159,7 +160,7 @@ static struct st_stream *bind(FILE *fp, enum how how, const char *name)
     if (fd < 0)
         return NULL;
     if (how == OPENED) {
-        st_fd_opened(fd, name);   /* fopen: a new description at offset 0 */
+        st_fd_opened(fd, AT_FDCWD, name, 0); /* fopen: a new description at offset 0 */
         /* "a" and "a+" open with O_APPEND; libio marks the stream so
          * (_IO_IS_APPENDING, libio.h, stable since glibc 2.0). */
         if (fp->_flags & 0x1000)

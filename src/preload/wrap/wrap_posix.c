@@ -169,12 +169,10 @@ static void note_lseek(int fd, off64_t r)
 #undef POSIX_SEEK
 #undef POSIX_DUP
 
-/* dir and path: the file as the program named it, the name used when
- * /proc cannot give one (files.h); not when relative to another directory.
- * flags: the open's. */
+/* dir, path and flags: the open's (fdtable.h names the file from them). */
 static void note_open(int fd, int dir, const char *path, int flags)
 {
-    st_fd_opened(fd, dir == AT_FDCWD || (path && path[0] == '/') ? path : NULL);
+    st_fd_opened(fd, dir, path, flags);
     if (flags & O_APPEND)
         st_fd_set_append(fd, 1);
     const struct st_fd *e = st_fd_get(fd);
