@@ -58,15 +58,27 @@ static int teardown(void **state)
     return rmdir(no_debug);
 }
 
+/* Whether elf_symtab's answer is libdwfl's name (want, NULL for none). */
+static int agrees(enum st_elf_answer a, const char *got, const char *want)
+{
+    return a == ST_ELF_NAME ? want && strcmp(want, got) == 0 : a == ST_ELF_NO_NAME && !want;
+}
+
 /* Compares the fast path with libdwfl at the start + 1, middle and end of
- * every symbol of mod (the file at path, lowest mapping at low_addr). */
+ * every symbol of mod (the file at path, lowest mapping at low_addr): each
+ * address alone, then all of them in one st_elf_addrnames (in the table's
+ * order, not the addresses'). */
 static void compare_module(Dwfl_Module *mod, const char *path, uintptr_t low_addr)
 {
     struct st_elf *e = st_elf_open(path, low_addr, no_debug);
     assert_non_null(e);
     int n = dwfl_module_getsymtab(mod);
     assert_true(n > 0);
-    size_t compared = 0, mismatches = 0;
+    size_t room = 3 * (size_t)n, compared = 0, mismatches = 0;
+    uint64_t *addrs = calloc(room, sizeof *addrs);
+    const char **wants = calloc(room, sizeof *wants), **gots = calloc(room, sizeof *gots);
+    enum st_elf_answer *answers = calloc(room, sizeof *answers);
+    assert_true(addrs && wants && gots && answers);
     for (int i = 1; i < n; i++) {
         GElf_Sym sym;
         GElf_Addr value;
@@ -78,16 +90,25 @@ static void compare_module(Dwfl_Module *mod, const char *path, uintptr_t low_add
             const char *want = dwfl_module_addrname(mod, at[k]);
             const char *got = NULL;
             enum st_elf_answer a = st_elf_addrname(e, at[k], &got);
-            compared++;
-            if (a == ST_ELF_NAME ? !want || strcmp(want, got) != 0 : a != ST_ELF_NO_NAME || want) {
-                if (mismatches++ < 10)
-                    print_message("%s %#lx: libdwfl %s, elf_symtab %s (answer %d)\n", path,
-                                  (unsigned long)at[k], want ? want : "-", got ? got : "-", a);
-            }
+            addrs[compared] = at[k];
+            wants[compared++] = want;
+            if (!agrees(a, got, want) && mismatches++ < 10)
+                print_message("%s %#lx: libdwfl %s, elf_symtab %s (answer %d)\n", path,
+                              (unsigned long)at[k], want ? want : "-", got ? got : "-", a);
         }
     }
+    assert_int_equal(st_elf_addrnames(e, addrs, compared, answers, gots), 0);
+    for (size_t k = 0; k < compared; k++)
+        if (!agrees(answers[k], gots[k], wants[k]) && mismatches++ < 20)
+            print_message("%s %#lx, all at once: libdwfl %s, elf_symtab %s (answer %d)\n", path,
+                          (unsigned long)addrs[k], wants[k] ? wants[k] : "-",
+                          answers[k] == ST_ELF_NAME ? gots[k] : "-", answers[k]);
     st_elf_close(e);
-    print_message("%s: %zu addresses compared\n", path, compared);
+    free(addrs);
+    free(wants);
+    free(gots);
+    free(answers);
+    print_message("%s: %zu addresses compared, alone and all at once\n", path, compared);
     assert_true(compared > 10);
     assert_int_equal(mismatches, 0);
 }

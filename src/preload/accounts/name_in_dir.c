@@ -44,8 +44,9 @@ int st_name_in_dir(const char *dir_name, const char *entry, int flags, char *nam
     size_t sep = dir_len > 1, entry_len = strlen(entry);
     if (dir_len + sep + entry_len >= size)
         return 0;
-    memcpy(name, dir_name, dir_len);
-    name[dir_len] = '/';
-    memcpy(name + dir_len + sep, entry, entry_len + 1);
+    char *end = stpcpy(name, dir_name);
+    if (sep)
+        *end++ = '/';
+    memcpy(end, entry, entry_len + 1);
     return 1;
 }

@@ -108,15 +108,21 @@ static void sync_open_streams(void)
         _IO_list_unlock();
 }
 
-/* Symbolized once per site, whatever the number of files it touched; raw
- * addresses in a signal handler (the signal may have come inside malloc or
- * the loader: no dlopen, dladdr or libdw there), and under
+/* Raw addresses in a signal handler (the signal may have come inside
+ * malloc or the loader: no dlopen, dladdr or libdw there), and under
  * SEEKTRACE_SYMBOLIZE=later while a trace is written, from whose modules
  * `seektrace` names them once for the whole job. */
+static int frames_stay_raw(void)
+{
+    return in_handler ||
+           (st_config.symbolize_later && __atomic_load_n(&st_trace_on, __ATOMIC_ACQUIRE));
+}
+
+/* Symbolized once per site, whatever the number of files it touched
+ * (name_sites_at_once has named most before the rows are filled). */
 static const struct st_report_frame *symbols_of(struct st_site *s)
 {
-    int raw = in_handler || (st_config.symbolize_later &&
-                             __atomic_load_n(&st_trace_on, __ATOMIC_ACQUIRE));
+    int raw = frames_stay_raw();
     if (!s->symbols && (s->symbols = st_alloc((size_t)s->nframes * sizeof *s->symbols)) != NULL)
         for (int i = 0; i < s->nframes; i++) {
             if (raw)
@@ -127,13 +133,67 @@ static const struct st_report_frame *symbols_of(struct st_site *s)
     return s->symbols;
 }
 
+/* A site a row will show: a cell of it counted something in this process
+ * (a fork child inherits its parent's cells, of an earlier epoch or
+ * zeroed: not its sites). */
+static int counted(const struct st_cell *c)
+{
+    const struct st_tally *live = st_cell_live(c);
+    return c->site && live && st_tally_any(live);
+}
+
+/* Marks f's counted sites not named yet (symbols pointing at mark); adds
+ * their frames to *nframes. */
+static void mark_sites(const struct st_file *f, struct st_report_frame *mark, size_t *nframes)
+{
+    for (const struct st_cell *c = f->direct_cells; c; c = c->next_of_owner)
+        if (counted(c) && !c->site->symbols) {
+            c->site->symbols = mark;
+            *nframes += (size_t)c->site->nframes;
+        }
+    for (const struct st_stream *st = f->streams; st; st = st->next_in_file)
+        for (const struct st_cell *c = st->cells; c; c = c->next_of_owner)
+            if (counted(c) && !c->site->symbols) {
+                c->site->symbols = mark;
+                *nframes += (size_t)c->site->nframes;
+            }
+}
+
+/* Every site the rows will show, named in one call (st_symbolize_many),
+ * before the rows are filled: one walk of a module's symbol table for all
+ * of its frames, where a walk per frame took 3 ms of each cc1 (29,000
+ * symbols, some 50 frames). Without room, symbols_of names each alone. */
+static void name_sites_at_once(void)
+{
+    static struct st_report_frame mark;
+    if (frames_stay_raw())
+        return;
+    size_t nframes = 0;
+    for (const struct st_file *f = st_files_first(); f; f = f->next_all)
+        mark_sites(f, &mark, &nframes);
+    uintptr_t *pcs = nframes ? st_alloc(nframes * sizeof *pcs) : NULL;
+    struct st_report_frame *named = nframes ? st_alloc(nframes * sizeof *named) : NULL;
+    size_t at = 0;
+    for (struct st_site *s = st_sites_first(); s; s = s->next_all)
+        if (s->symbols == &mark) {
+            if (pcs && named)
+                memcpy(&pcs[at], s->frames, (size_t)s->nframes * sizeof *pcs);
+            at += (size_t)s->nframes;
+        }
+    if (pcs && named && at == nframes)
+        st_symbolize_many(pcs, nframes, named);
+    at = 0;
+    for (struct st_site *s = st_sites_first(); s; s = s->next_all)
+        if (s->symbols == &mark) {
+            s->symbols = pcs && named && at + (size_t)s->nframes <= nframes ? &named[at] : NULL;
+            at += (size_t)s->nframes;
+        }
+}
+
 /* Adds a cell's counts to the file's entry for its site. */
 static void add_to_site(struct st_report_file *rf, size_t cap, const struct st_cell *c)
 {
-    /* A fork child inherits its parent's cells, of an earlier epoch or
-     * zeroed: not its sites. */
-    const struct st_tally *live = st_cell_live(c);
-    if (!c->site || !rf->sites || !live || !st_tally_any(live))
+    if (!rf->sites || !counted(c))
         return;
     size_t i = 0;
     while (i < rf->nsites && rf->sites[i].frames != c->site->symbols)
@@ -145,7 +205,7 @@ static void add_to_site(struct st_report_file *rf, size_t cap, const struct st_c
         rf->sites[i].nframes = rf->sites[i].frames ? c->site->nframes : 0;
         rf->nsites++;
     }
-    st_tally_total(live, &rf->sites[i].counts);
+    st_tally_total(st_cell_live(c), &rf->sites[i].counts);
 }
 
 static size_t count_cells(const struct st_file *f)
@@ -352,6 +412,7 @@ static const struct st_trace_rows *every_file(const struct st_report *r)
 
 static int build(struct st_report *r)
 {
+    name_sites_at_once();
     if (select_rows(r) != 0)
         return -1;
     r->capture = inferred_reason ? "inferred" : "exact";

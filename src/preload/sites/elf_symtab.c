@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "arena.h"
+#include "sort.h"
 
 /* Where libdwfl's symbol values are plain st_value: no function
  * descriptors to resolve, no address mask (its x86_64 and aarch64
@@ -376,20 +377,41 @@ static int changes_nothing(const struct search *s, uint64_t value, const Elf64_S
     return s->closest != NULL || value < s->min_label;
 }
 
+/* The first of the n searches (in order of address) whose address is at
+ * or past value: the ones a symbol starting at value may concern. */
+static size_t first_at_or_past(struct search *const *s, size_t n, uint64_t value)
+{
+    size_t l = 0, u = n;
+    while (l < u) {
+        size_t i = (l + u) / 2;
+        if (s[i]->addr < value)
+            l = i + 1;
+        else
+            u = i;
+    }
+    return l;
+}
+
 /* search_table, with __libdwfl_getsym's value: st_value plus the bias,
  * except for SHN_ABS and SHN_COMMON symbols and those of a section without
  * SHF_ALLOC (an index past the table or a reserved one other than those
- * two counts as allocated there, so it is here). */
-static void search_table(struct search *s, size_t from, size_t to)
+ * two counts as allocated there, so it is here).
+ *
+ * For n searches at once, in order of address: each sees the symbols it
+ * would see alone (those starting at or before its address), in the same
+ * order, so each ends as it would alone; the table is walked once for all
+ * of them. */
+static void search_table(struct search *const *s, size_t n, size_t from, size_t to)
 {
-    const struct st_elf *e = s->e;
+    const struct st_elf *e = s[0]->e;
     for (size_t i = from; i < to; i++) {
         const Elf64_Sym *sym = &e->syms[i];
         unsigned type = ELF64_ST_TYPE(sym->st_info);
         if (sym->st_shndx == SHN_UNDEF || type == STT_SECTION || type == STT_FILE || type == STT_TLS)
             continue;
         if (sym->st_shndx == SHN_XINDEX) {
-            s->defer = 1;
+            for (size_t k = 0; k < n; k++)
+                s[k]->defer = 1;
             return;
         }
         int alloc = sym->st_shndx >= SHN_LORESERVE || sym->st_shndx >= e->shnum ||
@@ -397,36 +419,81 @@ static void search_table(struct search *s, size_t from, size_t to)
         uint64_t value = sym->st_value;
         if (alloc && sym->st_shndx != SHN_ABS && sym->st_shndx != SHN_COMMON)
             value += e->bias;
-        if (value > s->addr)
-            continue;
         /* A nameless symbol is no candidate, but its name is looked at only
-         * when it would change the search: the names lie all over the
-         * string table (1.3 MB for cc1's .dynsym), and reading every one
-         * faulted in most of it for each address named. */
-        if (changes_nothing(s, value, sym))
-            continue;
-        if (sym->st_name >= e->strsize || e->strtab[sym->st_name] == '\0')
-            continue;
-        try_sym(s, value, sym);
+         * when it would change a search: the names lie all over the string
+         * table (1.3 MB for cc1's .dynsym), and reading every one faulted
+         * in most of it for each address named. */
+        for (size_t k = first_at_or_past(s, n, value); k < n; k++) {
+            if (changes_nothing(s[k], value, sym))
+                continue;
+            if (sym->st_name >= e->strsize || e->strtab[sym->st_name] == '\0')
+                break;
+            try_sym(s[k], value, sym);
+        }
     }
+}
+
+static int by_address(const void *a, const void *b)
+{
+    uint64_t x = (*(struct search *const *)a)->addr, y = (*(struct search *const *)b)->addr;
+    return x < y ? -1 : x > y;
+}
+
+/* __libdwfl_addrsym for each search of s, in order of address: the globals
+ * first (from 1 when sh_info is 0), the locals only for the searches no
+ * global fits, unless a sizeless global starts exactly at the address; a
+ * sizeless candidate only when no sized one fits. Moves the searches that
+ * look at the locals to the front of s, still in order of address. */
+static void addrsyms(const struct st_elf *e, struct search **s, size_t n)
+{
+    search_table(s, n, e->first_global == 0 ? 1 : e->first_global, e->nsyms);
+    if (e->first_global <= 1)
+        return;
+    size_t more = 0;
+    for (size_t k = 0; k < n; k++)
+        if (!s[k]->defer && !s[k]->closest && (!s[k]->sizeless || s[k]->sizeless_value != s[k]->addr)) {
+            struct search *t = s[more];
+            s[more++] = s[k];
+            s[k] = t;
+        }
+    if (more)
+        search_table(s, more, 1, e->first_global);
+}
+
+static enum st_elf_answer answer_of(const struct search *s, const char **name)
+{
+    if (s->defer)
+        return ST_ELF_LIBDW;
+    const Elf64_Sym *best = s->closest;
+    if (!best && s->sizeless && s->sizeless_value >= s->min_label)
+        best = s->sizeless;
+    if (!best)
+        return ST_ELF_NO_NAME;
+    *name = s->e->strtab + best->st_name;
+    return ST_ELF_NAME;
 }
 
 enum st_elf_answer st_elf_addrname(const struct st_elf *e, uint64_t addr, const char **name)
 {
-    /* __libdwfl_addrsym: the globals first (from 1 when sh_info is 0),
-     * the locals only when no global fits, unless a sizeless global starts
-     * exactly at addr; a sizeless candidate only when no sized one fits. */
-    struct search s = {.e = e, .addr = addr};
-    search_table(&s, e->first_global == 0 ? 1 : e->first_global, e->nsyms);
-    if (!s.defer && !s.closest && e->first_global > 1 && (!s.sizeless || s.sizeless_value != addr))
-        search_table(&s, 1, e->first_global);
-    if (s.defer)
-        return ST_ELF_LIBDW;
-    const Elf64_Sym *best = s.closest;
-    if (!best && s.sizeless && s.sizeless_value >= s.min_label)
-        best = s.sizeless;
-    if (!best)
-        return ST_ELF_NO_NAME;
-    *name = e->strtab + best->st_name;
-    return ST_ELF_NAME;
+    struct search one = {.e = e, .addr = addr}, *s = &one;
+    addrsyms(e, &s, 1);
+    return answer_of(&one, name);
+}
+
+int st_elf_addrnames(const struct st_elf *e, const uint64_t *addrs, size_t n,
+                     enum st_elf_answer *answers, const char **names)
+{
+    struct search *all = st_alloc(n * sizeof *all);
+    struct search **order = st_alloc(n * sizeof(void *));
+    if (!all || !order)
+        return -1;
+    for (size_t k = 0; k < n; k++) {
+        all[k] = (struct search){.e = e, .addr = addrs[k]};
+        order[k] = &all[k];
+    }
+    st_sort(order, n, sizeof(void *), by_address);
+    addrsyms(e, order, n);
+    for (size_t k = 0; k < n; k++)
+        answers[k] = answer_of(&all[k], &names[k]);
+    return 0;
 }

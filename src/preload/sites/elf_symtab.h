@@ -42,6 +42,13 @@ struct st_elf *st_elf_open(const char *path, uintptr_t low_addr, const char *deb
 /* The name of the symbol libdwfl would give for the run-time address addr. */
 enum st_elf_answer st_elf_addrname(const struct st_elf *e, uint64_t addr, const char **name);
 
+/* st_elf_addrname of each of n addresses (in any order) into answers[i]
+ * and names[i], with one walk of the symbol table for all of them: walking
+ * cc1's 29,000 symbols once per call site took 3 ms of each compile. -1
+ * when the arena has no room for the n searches (nothing answered). */
+int st_elf_addrnames(const struct st_elf *e, const uint64_t *addrs, size_t n,
+                     enum st_elf_answer *answers, const char **names);
+
 /* The file's NT_GNU_BUILD_ID bits (in the mapping), 0 when it has none. */
 size_t st_elf_build_id(const struct st_elf *e, const unsigned char **id);
 

@@ -209,8 +209,9 @@ static struct st_elf *open_module(const Dl_info *info, uintptr_t at)
     return e;
 }
 
-/* The name from the module's symbol table, or ST_ELF_LIBDW. */
-static enum st_elf_answer from_symtab(const Dl_info *info, uintptr_t at, const char **name)
+/* The module table's entry for the module holding at (info from
+ * module_info), opened on first need; -1 past the table. */
+static int module_of(const Dl_info *info, uintptr_t at)
 {
     uintptr_t base = (uintptr_t)info->dli_fbase;
     int i = 0;
@@ -218,10 +219,10 @@ static enum st_elf_answer from_symtab(const Dl_info *info, uintptr_t at, const c
         i++;
     if (i == nmodules) {
         if (nmodules == MAX_MODULES)
-            return ST_ELF_LIBDW;
+            return -1;
         modules[nmodules++] = (struct module){base, open_module(info, at)};
     }
-    return modules[i].elf ? st_elf_addrname(modules[i].elf, at, name) : ST_ELF_LIBDW;
+    return i;
 }
 
 /* C++ names as a person writes them, when the process has a demangler
@@ -244,35 +245,49 @@ static const char *demangled(const char *name)
     return r;
 }
 
-void st_symbolize(uintptr_t pc, struct st_report_frame *f)
-{
-    memset(f, 0, sizeof *f);
-    /* A return address follows the call: look up the call itself. */
-    Dwarf_Addr at = pc - 1;
-    /* A module without DWARF has no source lines for libdw to find, and
-     * its own symbol table gives libdw's names: loading libdw (some 2 ms)
-     * is only for the frames of the others. */
+/* What a frame's module said of it before its name is written. */
+struct pending {
     Dl_info info;
-    if (module_info(at, &info)) {
-        const char *name;
-        enum st_elf_answer answer = from_symtab(&info, at, &name);
-        /* Where the module's table names nothing, dladdr names nothing
-         * either: it looks in the same symbols (or, beside a .symtab, in
-         * the .dynsym that table holds) for one that contains the address,
-         * and such a symbol would be the table's answer. */
-        if (answer == ST_ELF_LIBDW)
-            dladdr_symbol(at, &info);
-        with_dladdr(pc, &info, f);
-        switch (answer) {
-        case ST_ELF_NAME:
-            f->function = demangled(name);
-            return;
-        case ST_ELF_NO_NAME:
-            return;
-        case ST_ELF_LIBDW:
-            break;
+    int known;  /* module_info found its module */
+    int module; /* its entry in modules, or -1 */
+    enum st_elf_answer answer;
+    const char *name;
+};
+
+/* The answers from each module's own table, one walk of the table for all
+ * the frames in it (elf_symtab.h), one at a time if the arena is full. */
+static void answer_from_tables(const uintptr_t *pcs, size_t n, struct pending *p)
+{
+    uint64_t *at = st_alloc(n * sizeof *at);
+    enum st_elf_answer *answers = st_alloc(n * sizeof *answers);
+    const char **names = st_alloc(n * sizeof *names);
+    size_t *which = st_alloc(n * sizeof *which);
+    for (int m = 0; m < nmodules; m++) {
+        if (!modules[m].elf)
+            continue;
+        size_t k = 0;
+        for (size_t i = 0; at && which && i < n; i++)
+            if (p[i].module == m) {
+                at[k] = pcs[i] - 1;
+                which[k++] = i;
+            }
+        if (k && answers && names &&
+            st_elf_addrnames(modules[m].elf, at, k, answers, names) == 0) {
+            for (size_t j = 0; j < k; j++) {
+                p[which[j]].answer = answers[j];
+                p[which[j]].name = names[j];
+            }
+            continue;
         }
+        for (size_t i = 0; i < n; i++)
+            if (p[i].module == m)
+                p[i].answer = st_elf_addrname(modules[m].elf, pcs[i] - 1, &p[i].name);
     }
+}
+
+/* f for a frame libdw names (its module has DWARF, or none of ours). */
+static void from_libdw(Dwarf_Addr at, struct st_report_frame *f)
+{
     if (!load_libdw())
         return;
     Dwfl_Module *m = libdw_module(at);
@@ -288,6 +303,69 @@ void st_symbolize(uintptr_t pc, struct st_report_frame *f)
         f->source = st_strdup(src);
         f->line = lineno;
     }
+}
+
+/* f for pc, from what its module said. */
+static void finish(uintptr_t pc, struct pending *p, struct st_report_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    /* A return address follows the call: look up the call itself. */
+    Dwarf_Addr at = pc - 1;
+    if (p->known) {
+        /* Where the module's table names nothing, dladdr names nothing
+         * either: it looks in the same symbols (or, beside a .symtab, in
+         * the .dynsym that table holds) for one that contains the address,
+         * and such a symbol would be the table's answer. */
+        if (p->answer == ST_ELF_LIBDW)
+            dladdr_symbol(at, &p->info);
+        with_dladdr(pc, &p->info, f);
+        switch (p->answer) {
+        case ST_ELF_NAME:
+            f->function = demangled(p->name);
+            return;
+        case ST_ELF_NO_NAME:
+            return;
+        case ST_ELF_LIBDW:
+            break;
+        }
+    }
+    from_libdw(at, f);
+}
+
+/* What module_info and the module table say of the frame at pc. */
+static void look_up(uintptr_t pc, struct pending *p)
+{
+    uintptr_t at = pc - 1;
+    p->known = module_info(at, &p->info);
+    p->module = p->known ? module_of(&p->info, at) : -1;
+    p->answer = ST_ELF_LIBDW;
+}
+
+void st_symbolize(uintptr_t pc, struct st_report_frame *f)
+{
+    struct pending p;
+    look_up(pc, &p);
+    if (p.module >= 0 && modules[p.module].elf)
+        p.answer = st_elf_addrname(modules[p.module].elf, pc - 1, &p.name);
+    finish(pc, &p, f);
+}
+
+void st_symbolize_many(const uintptr_t *pcs, size_t n, struct st_report_frame *frames)
+{
+    struct pending *p = st_alloc(n * sizeof *p);
+    if (!p) {
+        for (size_t i = 0; i < n; i++)
+            st_symbolize(pcs[i], &frames[i]);
+        return;
+    }
+    /* A module without DWARF has no source lines for libdw to find, and
+     * its own symbol table gives libdw's names: loading libdw (some 2 ms)
+     * is only for the frames of the others. */
+    for (size_t i = 0; i < n; i++)
+        look_up(pcs[i], &p[i]);
+    answer_from_tables(pcs, n, p);
+    for (size_t i = 0; i < n; i++)
+        finish(pcs[i], &p[i], &frames[i]);
 }
 
 void st_symbolize_done(void)

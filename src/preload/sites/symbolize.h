@@ -11,6 +11,7 @@
 #ifndef SEEKTRACE_SYMBOLIZE_H
 #define SEEKTRACE_SYMBOLIZE_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "report_model.h"
@@ -21,6 +22,11 @@ void st_symbolize_set_argv(char **argv);
 
 /* Fills f for the return address pc; strings live in the arena. */
 void st_symbolize(uintptr_t pc, struct st_report_frame *f);
+
+/* st_symbolize of n return addresses into frames[0..n): the same names,
+ * each module's symbol table walked once for all of its frames rather than
+ * once a frame (elf_symtab.h). */
+void st_symbolize_many(const uintptr_t *pcs, size_t n, struct st_report_frame *frames);
 
 /* Releases libdwfl's state (its files and memory) after the report. */
 void st_symbolize_done(void);
