@@ -305,7 +305,7 @@ struct st_trace_reader *st_trace_open_fd(int fd, const char *path, char err[ST_T
         goto bad;
     }
     /* Version 2 only added OP events to version 1, version 3 the F2 flags
-     * of CALL and OP, version 4 WRITTEN events. */
+     * of CALL and OP, version 4 WRITTEN events, version 5 rows chunks. */
     if (h.version_major < 1 || h.version_major > ST_TRACE_VERSION_MAJOR) {
         st_trace_fail(err, path, "trace format version %u.%u (byte 12); this seektrace reads versions "
                         "1.x to %d.x%s",
