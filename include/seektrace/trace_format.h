@@ -68,9 +68,10 @@
 #define ST_TRACE_MAGIC "\x89SKTRACE" /* 8 bytes, no NUL */
 #define ST_TRACE_MAGIC_LEN 8
 #define ST_TRACE_ENDIAN 0x01020304u
-#define ST_TRACE_VERSION_MAJOR 4 /* 4 added WRITE_AT, WRITTEN and FLUSH events, 3 CALL's F2,
-                                  * 2 OP events; 1 to 3 are still read */
-#define ST_TRACE_VERSION_MINOR 3 /* 3.1 added stop_reason, 4.1 the STORAGE footer record,
+#define ST_TRACE_VERSION_MAJOR 5 /* 5 added rows chunks and the ROWS footer record, 4
+                                  * WRITE_AT, WRITTEN and FLUSH events, 3 CALL's F2, 2 OP
+                                  * events; 1 to 4 are still read */
+#define ST_TRACE_VERSION_MINOR 0 /* 3.1 added stop_reason, 4.1 the STORAGE footer record,
                                   * 4.2 INFO_LABELS, 4.3 stdio's writes as WRITE_AT and
                                   * OTHER's F1 on writing calls */
 #define ST_TRACE_FIXED_HEADER 256u
@@ -170,9 +171,18 @@ struct st_trace_chunk {
     uint32_t used;       /* bytes of complete events after this header;
                           * written after each event, so a reader never
                           * sees half an event */
-    uint32_t flags;      /* 0 */
+    uint32_t flags;      /* 0, or ST_TRACE_CHUNK_ROWS (5.0) */
     uint64_t base_ns;    /* the event clock when the chunk was started */
 };
+
+/* A rows chunk (5.0) holds no events: its `used` bytes are footer FILE
+ * records (tag, length, body, as in the footer) of files the process
+ * folded away while it ran, written as each folded (the library keeps a
+ * bounded number of files: fold.h). Event readers skip it; the footer's
+ * ROWS record lists the rows chunks, and their records are the footer's
+ * too. tid and thread_seq number the rows chunks apart from the thread's
+ * event chunks. */
+#define ST_TRACE_CHUNK_ROWS 0x1u
 
 /* ## Events
  *
@@ -283,7 +293,8 @@ enum st_trace_op {
  *     uint64_t reserved
  * The payload is a sequence of records: u tag, u length, bytes; unknown
  * tags are skipped. It holds the process's final accounts, exactly those
- * the report at exit printed, in the report's order.
+ * the report at exit printed, in the report's order; since 5.0 the FILE
+ * records of files folded while the process ran are in rows chunks (ROWS).
  *
  *   PROCESS  u pid, u ppid, u argc, argc × (u len, bytes), u len capture,
  *            bytes, u len reason, bytes (len 0: none)
@@ -300,6 +311,16 @@ enum st_trace_op {
  *            n × (u file: the FILE record's index, 0 first; u device_read_bytes)
  *            — what the block device did for the process (docs/storage.md);
  *            a trace without it has no device figures
+ *   ROWS     (5.0) u n, n × (u chunk index, u used, u crc32 of its used
+ *            bytes): the rows chunks, in the order their FILE records are
+ *            read, after the footer's own (the STORAGE record's indices
+ *            count the footer's own FILE records alone: a process whose
+ *            files' device bytes are measured folds none). The footer's
+ *            files are its own FILE records and those of the rows chunks:
+ *            every file, as before 5.0; the footer's own are in the
+ *            report's order, a reader ranks the others among them. A
+ *            4.x reader would decode rows chunks as events and miss their
+ *            files' counts: hence a new major version
  *
  *   counts   u n, n × (u field, u value): only non-zero fields.
  *            field 1..ST_TRACE_FIELD_SCALARS: the scalar counters below;
@@ -316,6 +337,7 @@ enum st_trace_footer_tag {
     ST_FOOT_FILE = 2,
     ST_FOOT_STATS = 3,
     ST_FOOT_STORAGE = 4,
+    ST_FOOT_ROWS = 5,
 };
 #define ST_FOOT_STORAGE_MEASURED 0x1u
 #define ST_FOOT_STORAGE_PER_FILE 0x2u

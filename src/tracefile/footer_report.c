@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "report_select.h"
+#include "sort.h"
 #include "trace_codec.h"
 #include "trace_mem.h"
 #include "trace_reader.h"
@@ -205,22 +206,126 @@ static int record_whole(uint64_t tag, const struct fcur *rec)
     return rec->p == rec->end || (tag > ST_FOOT_FILE && tag != ST_FOOT_STORAGE);
 }
 
+/* The footer's records, then (5.0) those of the rows chunks its ROWS
+ * record lists: every FILE record of the trace, a pass at a time, with a
+ * rows chunk in memory at once. */
+struct records {
+    struct st_trace_reader *r;
+    struct fcur c;          /* the footer's payload */
+    const uint8_t *payload;
+    struct fcur list;       /* the ROWS record's chunks not yet read */
+    uint64_t nlist;
+    uint8_t *chunk;         /* the rows chunk being read (chunk_size bytes) */
+    struct fcur in_chunk;   /* its records not yet read */
+    uint64_t chunk_index;
+    const uint8_t *at;      /* where the last record began */
+    int from_rows;          /* it lies in a rows chunk */
+    uint64_t files;         /* FILE records so far: the next one's ordinal */
+};
+
+static void records_start(struct records *s, struct st_trace_reader *r, struct fcur c,
+                          uint8_t *chunk)
+{
+    memset(s, 0, sizeof *s);
+    s->r = r;
+    s->c = c;
+    s->payload = c.p;
+    s->chunk = chunk;
+}
+
+/* ROWS (5.0): u n, n × (u chunk, u used, u crc32); kept to be read once
+ * the footer's own records are. */
+static int take_rows(struct records *s, struct fcur rec)
+{
+    uint64_t n, v;
+    if (s->nlist || f_u(&rec, &n) != 0 || n > (uint64_t)(rec.end - rec.p))
+        return -1;
+    s->list = rec;
+    for (uint64_t i = 0; i < 3 * n; i++)
+        if (f_u(&rec, &v) != 0)
+            return -1;
+    s->nlist = n;
+    return 0;
+}
+
+/* The next record: 1 with its tag and bytes, 0 at the end, -1 where the
+ * footer or a rows chunk is corrupt (err set, or empty: records_fail says
+ * where). */
+static int records_next(struct records *s, uint64_t *tag, struct fcur *rec, char *err)
+{
+    err[0] = '\0';
+    for (;;) {
+        if (s->from_rows && s->in_chunk.p < s->in_chunk.end) {
+            s->at = s->in_chunk.p;
+            if (next_record(&s->in_chunk, tag, rec) != 0 || *tag != ST_FOOT_FILE)
+                return -1;
+            s->files++;
+            return 1;
+        }
+        if (s->from_rows || s->c.p >= s->c.end) {
+            if (!s->nlist)
+                return 0;
+            uint64_t idx = 0, used = 0, crc = 0; /* take_rows read them once */
+            f_u(&s->list, &idx);
+            f_u(&s->list, &used);
+            f_u(&s->list, &crc);
+            s->nlist--;
+            const uint8_t *p;
+            if (st_trace_rows_bytes(s->r, idx, used, crc, s->chunk, &p, err) != 0)
+                return -1;
+            s->from_rows = 1;
+            s->chunk_index = idx;
+            s->in_chunk = (struct fcur){p, p + used, s->c.mem};
+            continue;
+        }
+        s->at = s->c.p;
+        /* ROWS before 5.0 is an unknown tag, skipped. */
+        if (next_record(&s->c, tag, rec) != 0 ||
+            (*tag == ST_FOOT_ROWS && st_trace_info(s->r)->version_major >= 5 &&
+             take_rows(s, *rec) != 0))
+            return -1;
+        s->files += *tag == ST_FOOT_FILE;
+        return 1;
+    }
+}
+
+/* err says where the last record read lies, when records_next has not. */
+static void records_fail(const struct records *s, const struct st_trace_info *in, char *err)
+{
+    if (err[0])
+        return;
+    if (s->from_rows)
+        st_trace_fail(err, st_trace_path(s->r),
+                      "corrupt record in rows chunk %" PRIu64 " at byte %" PRIu64, s->chunk_index,
+                      in->header_size + s->chunk_index * (uint64_t)in->chunk_size +
+                          (uint64_t)(s->at - s->chunk));
+    else
+        st_trace_fail(err, st_trace_path(s->r), "corrupt footer record at byte %" PRIu64,
+                      in->footer_offset + ST_TRACE_FOOTER_FRAME + (uint64_t)(s->at - s->payload));
+}
+
+/* A FILE record's place among them all, as the selection's item: kept
+ * rows come back in this order (report_select.h). */
+static const void *item_of(uint64_t ordinal)
+{
+    return (const void *)(uintptr_t)(ordinal + 1);
+}
+
 /* The first pass of a bounded report: every FILE record decoded in
  * scratch memory, shown to each_file and offered to the selection; then
- * the records selected, in kept. Returns NULL, or where the footer is
- * corrupt (*oom set when memory ran out instead). */
-static const uint8_t *select_rows(struct fcur c, const struct st_trace_info *in,
-                                  const struct st_footer_rows *rows, struct st_report_select *sel,
-                                  struct kept_rows *kept, int *oom)
+ * the records selected, in kept. 0, or -1 where the footer is corrupt
+ * (err set; *oom set when memory ran out instead). */
+static int select_rows(struct records *s, const struct st_trace_info *in,
+                       const struct st_footer_rows *rows, struct st_report_select *sel,
+                       struct kept_rows *kept, int *oom, char *err)
 {
     struct st_trace_mem *scratch = NULL;
-    const uint8_t *bad = NULL;
-    while (!bad && c.p < c.end) {
-        uint64_t tag;
-        struct fcur rec;
-        const uint8_t *at = c.p;
-        if (next_record(&c, &tag, &rec) != 0) {
-            bad = at;
+    int bad = 0, k;
+    uint64_t tag;
+    struct fcur rec;
+    while (!bad && (k = records_next(s, &tag, &rec, err)) != 0) {
+        if (k < 0) {
+            bad = 1;
             break;
         }
         if (tag != ST_FOOT_FILE)
@@ -229,27 +334,46 @@ static const uint8_t *select_rows(struct fcur c, const struct st_trace_info *in,
         memset(&f, 0, sizeof f);
         rec.mem = &scratch;
         if (f_file(&rec, &f, in) != 0 || !record_whole(tag, &rec)) {
-            bad = at;
+            bad = 1;
             break;
         }
         if (rows->each_file)
             rows->each_file(rows->ctx, &f);
         if (sel->rows.cap)
-            st_report_select_offer(sel, &f, at);
+            st_report_select_offer(sel, &f, item_of(s->files - 1));
         st_trace_mem_reset(&scratch);
     }
     st_trace_mem_free(scratch);
-    if (bad || !sel->rows.cap)
-        return bad;
+    if (bad) {
+        records_fail(s, in, err);
+        return -1;
+    }
+    if (!sel->rows.cap)
+        return 0;
     size_t cap = sel->rows.cap + sel->pairs.cap + sel->findings.cap + ST_REPORT_SELECT_EXTRA;
     kept->at = malloc(cap * sizeof *kept->at);
     kept->ordinal = malloc(cap * sizeof *kept->ordinal);
     if (!kept->at || !kept->ordinal) {
         *oom = 1;
-        return NULL;
+        return 0;
     }
     kept->n = st_report_select_kept(sel, kept->at);
-    return NULL;
+    return 0;
+}
+
+static int worse_file_first(const void *a, const void *b)
+{
+    return st_rank_cmp(&((const struct st_report_file *)a)->rank,
+                       &((const struct st_report_file *)b)->rank);
+}
+
+/* Rows read from rows chunks come after the footer's own: ranked among
+ * them, the rows are in the report's order again. */
+static void order_rows(struct st_report *out)
+{
+    for (size_t i = 0; i < out->nfiles; i++)
+        out->files[i].rank = st_report_rank_file(&out->files[i]);
+    st_sort(out->files, out->nfiles, sizeof *out->files, worse_file_first);
 }
 
 int st_trace_footer_report(struct st_trace_reader *r, struct st_report *out, void **block,
@@ -277,28 +401,33 @@ int st_trace_footer_rows(struct st_trace_reader *r, const struct st_footer_rows 
     memset(&sel, 0, sizeof sel);
     struct st_rank *ranks = NULL;
     struct kept_rows kept = {0};
+    struct records recs;
+    uint8_t *chunk = malloc(in->chunk_size);
+    uint64_t tag;
+    struct fcur rec;
+    int k;
+    if (!chunk) {
+        st_trace_fail(err, st_trace_path(r), "out of memory reading the footer");
+        goto fail;
+    }
     /* Files are counted first so the array is allocated once; the process
      * is read then too, so that each_file's caller knows whose files it is
      * shown (the writer puts it first). */
-    size_t nfiles = 0;
     int have_process = 0;
-    {
-        struct fcur k = c, rec;
-        uint64_t tag;
-        const uint8_t *at = k.p;
-        while (k.p < k.end && next_record(&k, &tag, &rec) == 0) {
-            nfiles += tag == ST_FOOT_FILE;
-            if (tag == ST_FOOT_PROCESS) {
-                if (f_process(&rec, out) != 0 || !record_whole(tag, &rec)) {
-                    c.p = at;
-                    goto corrupt_at;
-                }
-                out->libc_version = in->libc_version; /* an info record, not in the footer */
-                have_process = 1;
+    records_start(&recs, r, c, chunk);
+    while ((k = records_next(&recs, &tag, &rec, err)) == 1)
+        if (tag == ST_FOOT_PROCESS) {
+            if (f_process(&rec, out) != 0 || !record_whole(tag, &rec)) {
+                k = -1;
+                break;
             }
-            at = k.p;
+            out->libc_version = in->libc_version; /* an info record, not in the footer */
+            have_process = 1;
         }
-    }
+    if (k < 0)
+        goto corrupt;
+    size_t nfiles = (size_t)recs.files;
+    int from_rows = recs.from_rows;
     int bounded = rows && rows->files && nfiles > rows->every_up_to;
     int oom = 0;
     if (bounded) {
@@ -310,48 +439,44 @@ int st_trace_footer_rows(struct st_trace_reader *r, const struct st_footer_rows 
             st_report_select_init(&sel, ranks, rows->files, rows->pairs, rows->findings);
     }
     if (!oom && rows && (bounded || rows->each_file)) {
-        const uint8_t *bad = select_rows(c, in, rows, &sel, &kept, &oom);
-        if (bad) {
-            c.p = bad;
-            goto corrupt_at;
-        }
+        records_start(&recs, r, c, chunk);
+        if (select_rows(&recs, in, rows, &sel, &kept, &oom, err) != 0)
+            goto fail;
     }
     size_t nrows = bounded ? kept.n : nfiles;
     out->files = oom ? NULL : st_trace_mem_alloc(&mem, sizeof *out->files * (nrows ? nrows : 1));
     out->storage.processes = out->storage.processes_unmeasured = 1;
     out->storage.why_not = "the trace has no device figures (written before format 4.1)";
-    uint64_t ordinal = 0;
-    while (out->files && c.p < c.end) {
-        uint64_t tag;
-        struct fcur rec;
-        const uint8_t *at = c.p;
-        if (next_record(&c, &tag, &rec) != 0)
-            goto corrupt_at;
+    records_start(&recs, r, c, chunk);
+    while (out->files && (k = records_next(&recs, &tag, &rec, err)) != 0) {
+        if (k < 0)
+            goto corrupt;
         int ok = 0;
+        uint64_t ordinal = recs.files - 1;
         if (tag == ST_FOOT_PROCESS) {
             continue; /* read with the count */
-        } else if (tag == ST_FOOT_FILE && ordinal++ < nfiles) {
-            /* Bounded: the records kept come in the footer's order. */
-            if (bounded && (out->nfiles == kept.n || kept.at[out->nfiles] != at))
+        } else if (tag == ST_FOOT_FILE && ordinal < nfiles) {
+            /* Bounded: the records kept come in their order. */
+            if (bounded && (out->nfiles == kept.n || kept.at[out->nfiles] != item_of(ordinal)))
                 continue;
             if (bounded)
-                kept.ordinal[out->nfiles] = ordinal - 1;
+                kept.ordinal[out->nfiles] = ordinal;
             ok = f_file(&rec, &out->files[out->nfiles], in);
             if (ok == 0)
                 out->nfiles++;
         } else if (tag == ST_FOOT_STORAGE) {
             ok = f_storage(&rec, out, bounded ? &kept : NULL, nfiles);
         }
-        if (ok != 0 || !record_whole(tag, &rec)) {
-            c.p = at;
-            goto corrupt_at;
-        }
+        if (ok != 0 || !record_whole(tag, &rec))
+            goto corrupt;
     }
     if (!out->files || !have_process) {
         st_trace_fail(err, st_trace_path(r), "corrupt footer at byte %" PRIu64 ": %s", in->footer_offset,
              out->files ? "no process record" : "out of memory");
         goto fail;
     }
+    if (from_rows)
+        order_rows(out);
     for (size_t i = 0; i < out->nfiles; i++)
         st_counts_add(&out->totals, &out->files[i].counts);
     if (bounded) {
@@ -364,16 +489,17 @@ int st_trace_footer_rows(struct st_trace_reader *r, const struct st_footer_rows 
     free(ranks);
     free(kept.at);
     free(kept.ordinal);
+    free(chunk);
     free(buf);
     *block = mem;
     return 1;
-corrupt_at:
-    st_trace_fail(err, st_trace_path(r), "corrupt footer record at byte %" PRIu64,
-         in->footer_offset + ST_TRACE_FOOTER_FRAME + (uint64_t)(c.p - payload));
+corrupt:
+    records_fail(&recs, in, err);
 fail:
     free(ranks);
     free(kept.at);
     free(kept.ordinal);
+    free(chunk);
     st_trace_mem_free(mem);
     free(buf);
     return -1;

@@ -305,7 +305,7 @@ struct st_trace_reader *st_trace_open_fd(int fd, const char *path, char err[ST_T
         goto bad;
     }
     /* Version 2 only added OP events to version 1, version 3 the F2 flags
-     * of CALL and OP, version 4 WRITTEN events. */
+     * of CALL and OP, version 4 WRITTEN events, version 5 rows chunks. */
     if (h.version_major < 1 || h.version_major > ST_TRACE_VERSION_MAJOR) {
         st_trace_fail(err, path, "trace format version %u.%u (byte 12); this seektrace reads versions "
                         "1.x to %d.x%s",
@@ -475,6 +475,8 @@ static int next_chunk(struct st_trace_reader *r, char *err)
                                             : "it claims more bytes than it holds");
             return -1;
         }
+        if (r->info.version_major >= 5 && (ch.flags & ST_TRACE_CHUNK_ROWS))
+            continue; /* rows, not events: the footer's (footer_report.c) */
         r->chunks_read++;
         r->in_chunk = 1;
         r->base = c;
@@ -568,5 +570,35 @@ int st_trace_footer_bytes(struct st_trace_reader *r, uint8_t **bufp, const uint8
     *bufp = buf;
     *payloadp = payload;
     *lenp = len;
+    return 0;
+}
+
+int st_trace_rows_bytes(struct st_trace_reader *r, uint64_t idx, uint64_t used, uint64_t crc,
+                        uint8_t *buf, const uint8_t **payload, char *err)
+{
+    const struct st_trace_info *in = &r->info;
+    uint64_t at = in->header_size + idx * (uint64_t)in->chunk_size;
+    const char *why = NULL;
+    struct st_trace_chunk ch;
+    if (idx >= r->nslots || (idx >= r->skip_from && idx < r->skip_to) ||
+        used > in->chunk_size - ST_TRACE_CHUNK_HEADER)
+        why = "the footer's ROWS record names no chunk of rows";
+    else if (read_at(r->fd, buf, ST_TRACE_CHUNK_HEADER + (size_t)used, at) != 0)
+        why = "cannot read it";
+    if (!why) {
+        memcpy(&ch, buf, sizeof ch);
+        if (ch.magic != ST_TRACE_CHUNK_MAGIC || ch.index != (uint32_t)idx ||
+            !(ch.flags & ST_TRACE_CHUNK_ROWS) || ch.used != used)
+            why = "its header is not the rows chunk the footer names";
+        else if (st_crc32(0, buf + ST_TRACE_CHUNK_HEADER, (size_t)used) != (uint32_t)crc ||
+                 crc > UINT32_MAX)
+            why = "checksum mismatch";
+    }
+    if (why) {
+        st_trace_fail(err, r->path, "corrupt rows chunk %" PRIu64 " at byte %" PRIu64 ": %s", idx,
+                      at, why);
+        return -1;
+    }
+    *payload = buf + ST_TRACE_CHUNK_HEADER;
     return 0;
 }

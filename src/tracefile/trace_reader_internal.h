@@ -17,4 +17,10 @@ void st_trace_fail(char *err, const char *path, const char *fmt, ...)
 int st_trace_footer_bytes(struct st_trace_reader *r, uint8_t **buf, const uint8_t **payload,
                           uint32_t *len, char *err);
 
+/* Rows chunk idx (trace_format.h, ROWS) into buf (chunk_size bytes), its
+ * header and its `used` bytes checked against what the footer says of
+ * it: its records at *payload. 0, or -1 with err. */
+int st_trace_rows_bytes(struct st_trace_reader *r, uint64_t idx, uint64_t used, uint64_t crc,
+                        uint8_t *buf, const uint8_t **payload, char *err);
+
 #endif

@@ -32,9 +32,11 @@ def compact(path):
         if i in skip:
             continue
         at = header_size + i * chunk_size
-        magic, tid, index, seq, used = struct.unpack_from("<IIIII", data, at)
+        magic, tid, index, seq, used, flags = struct.unpack_from("<IIIIII", data, at)
         if magic == 0:
             continue
+        if flags:
+            return False  # rows chunks (5.0): the footer names them by index
         if used > SMALL - CHUNK_HEADER:
             return False
         chunk = bytearray(data[at: at + CHUNK_HEADER + used])

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Seed corpus for the reader's fuzzer: small real traces of a few kinds
-# (stdio and POSIX reads, threads, a partial one, a truncated one, forks).
+# (stdio and POSIX reads, threads, a partial one, a truncated one, forks, files
+# folded).
 #   make_seeds.sh OUT_DIR LIB DEMO CRASHER FORKER
 set -eu
 out=$1 lib=$2 demo=$3 crasher=$4 forker=$5
@@ -19,6 +20,12 @@ run "$crasher" data 20 ok 2
 run "$crasher" data 10 kill
 SEEKTRACE_TRACE_MAX=64k run "$demo" "$out.work/d.dat" --seeks 3000 >/dev/null
 run "$forker" data 2
+# A process that folds files away while traced (a file a row, the 70 more
+# than the 64 closed files fold.c lets wait): rows chunks and the footer's
+# ROWS record (format 5.0).
+i=0
+while [ $i -lt 70 ]; do echo $i > "f$i"; i=$((i + 1)); done
+SEEKTRACE_REPORT_FILES=1 run cat f* >/dev/null
 n=0
 for f in t/*.sktrace; do
   n=$((n + 1))

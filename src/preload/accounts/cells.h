@@ -19,8 +19,8 @@ struct st_site;
  * POSIX calls on it, or a stream), so that a cell's owner is told apart,
  * and named in the trace, from the cell alone. trace_id: the record's id in
  * the process's trace, given and read by the writer alone
- * (trace/trace_ids.c); records are never reused while a trace is written
- * (fold.h), so an id stays its record's. */
+ * (trace/trace_ids.c); a record reused for another file (fold.h) has it
+ * zeroed first, and is named afresh. */
 struct st_cell_owner {
     uint64_t trace_id;
     int is_stream;

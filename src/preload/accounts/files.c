@@ -116,12 +116,16 @@ int st_file_fold_out(struct st_file *f)
     st_chains_remove(&files, hash_path(f->path), f);
     st_cells_recycle(f->direct_cells);
     f->direct_cells = NULL;
+    /* No id of the trace names the next file by this record's (cells get
+     * theirs zeroed when made again, streams when taken as spares). */
+    __atomic_store_n(&f->owner.trace_id, 0, __ATOMIC_RELEASE);
     /* Its streams are all closed: each becomes a spare, for the streams of
      * the file this record will be next. */
     f->spares = NULL;
     for (struct st_stream *s = f->streams; s; s = s->next_in_file) {
         st_cells_recycle(s->cells);
         s->cells = NULL;
+        __atomic_store_n(&s->owner.trace_id, 0, __ATOMIC_RELEASE);
         s->spare = 1;
         s->next_spare = f->spares;
         f->spares = s;

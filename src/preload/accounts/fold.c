@@ -30,7 +30,10 @@ static size_t room_size;
 
 static int enabled(void)
 {
-    return st_config.report_files != 0 && __libc_single_threaded && !st_trace_on;
+    /* A trace's footer gives device bytes by file only to the files it
+     * holds itself (trace_format.h, ROWS). */
+    return st_config.report_files != 0 && __libc_single_threaded &&
+           !(st_trace_on && st_config.storage_per_file);
 }
 
 /* Nothing open on f: no descriptor, no stream, no stream's bytes carried. */
@@ -115,16 +118,26 @@ static void heap_remove(struct st_file *f)
     }
 }
 
-/* f's counts into the sum, its memory to the next files; f stays as it is
- * when the registry is refused (registry_lock.h). */
-static void fold(struct st_file *f, const struct st_counts *counts)
+/* f (its row rf: counts and streams) into the sum, its memory to the next
+ * files; f stays as it is when the registry is refused (registry_lock.h),
+ * or a trace has no room for its row. */
+static void fold(struct st_file *f, const struct st_report_file *rf)
 {
+    const struct st_counts *counts = &rf->counts;
     /* This thread's caches may name f's cells, which other owners get next. */
     st_cells_forget_caches();
     st_pairs_forget();
     st_self.current_fp = NULL;
     st_self.current_stream = NULL;
-    if (st_file_fold_out(f) != 0)
+    /* While a trace is written its footer lists every file: f's row goes
+     * into the trace now, or f stays. */
+    int traced = __atomic_load_n(&st_trace_on, __ATOMIC_ACQUIRE);
+    if (traced && st_trace_fold_row(f, rf) != 0)
+        return;
+    int out = st_file_fold_out(f);
+    if (traced)
+        st_trace_fold_done(out == 0);
+    if (out != 0)
         return;
     if (st_counts_any(counts)) {
         st_counts_add(&folded, counts);
@@ -147,7 +160,7 @@ static void offer(struct st_file *f)
     if (!st_counts_any(&rf.counts)) { /* no row to show: nothing to rank */
         if (in_heap(f))
             heap_remove(f);
-        fold(f, &rf.counts);
+        fold(f, &rf);
         return;
     }
     struct st_rank mine = st_report_rank_file(&rf);
@@ -167,7 +180,7 @@ static void offer(struct st_file *f)
         return;
     }
     if (st_rank_cmp(&mine, &kept[0]) > 0) { /* ranks after every file kept */
-        fold(f, &rf.counts);
+        fold(f, &rf);
         return;
     }
     struct st_file *least = (struct st_file *)kept[0].item;
@@ -178,7 +191,7 @@ static void offer(struct st_file *f)
     /* Reopened since it was kept: out of the heap, offered again when it
      * closes. */
     if (closed_for_good(least) && fill_row(&rf, least) == 0 && !st_file_has_findings(&rf))
-        fold(least, &rf.counts);
+        fold(least, &rf);
 }
 
 /* Closed files wait here before they are offered: a file is often opened

@@ -11,12 +11,19 @@
  * streams become the next files'. What the report prints is unchanged: a
  * folded file ranks below that many closed files, whose counts only grow.
  *
+ * While the process writes a trace, whose footer lists every file, a file
+ * folds only once its row is in the trace (trace_events.h,
+ * st_trace_fold_row: the footer's FILE record, written into a rows chunk);
+ * its records get new ids when they are the next file's, so that no later
+ * event is charged to it. Its events stay in the trace as they were.
+ *
  * Never folded: a file with a finding (the report's findings stay those of
  * every file), a file a stream's buffered bytes are carried for
- * (streams.c), and any file while the process writes a trace (whose footer
- * lists every file), has threads (one may be counting on the file's cells:
- * the fd table's recycling waits for the same), or lists every file
- * (SEEKTRACE_REPORT_FILES=all). */
+ * (streams.c), a file whose row the trace has no room for, and any file
+ * while the process has threads (one may be counting on the file's cells:
+ * the fd table's recycling waits for the same), lists every file
+ * (SEEKTRACE_REPORT_FILES=all), or writes a trace with device bytes per
+ * file (SEEKTRACE_STORAGE=file: the footer gives them to its own rows). */
 #ifndef SEEKTRACE_FOLD_H
 #define SEEKTRACE_FOLD_H
 

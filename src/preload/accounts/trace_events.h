@@ -19,6 +19,7 @@
 #include "tally.h"
 
 struct st_file;
+struct st_report_file;
 struct st_stream;
 
 /* Non-zero while events are recorded (set by st_trace_init). */
@@ -143,5 +144,19 @@ ST_TRACE_FORWARD(posix_write, (struct st_tally *c, enum st_call call, uint64_t h
                  (c, call, handed, result))
 
 #undef ST_TRACE_FORWARD
+
+/* A closed file about to be folded away while events are recorded
+ * (fold.h), where the footer can no longer list it: its row (rf: its
+ * counts and streams, file_row.h; the writer adds its sites) is staged in
+ * the trace's rows chunks as the footer's FILE record (trace_format.h),
+ * and the last word on its streams recorded. 0, or -1 when there is no
+ * room for it (the file must then stay). Not on the hot path: called only
+ * while the process has one thread, busy, when nothing is open on f. */
+int st_trace_fold_row(struct st_file *f, const struct st_report_file *rf);
+/* After st_trace_fold_row: f folded (its staged row kept) or not (the row
+ * dropped, f lists in the footer). Either way the writer's caches of
+ * records by address are forgotten: a folded file's records become the
+ * next files' and get new ids, so no later event names the old file. */
+void st_trace_fold_done(int folded);
 
 #endif

@@ -221,7 +221,7 @@ static void reset_chunk_state(struct st_tw_thread *t, uint64_t base_ns)
     t->last_read = NULL;
 }
 
-static int new_chunk(struct st_tw_thread *t)
+int st_tw_new_chunk(struct st_tw_thread *t, uint32_t flags)
 {
     if (t->lost_mode)
         return -1;
@@ -254,7 +254,7 @@ static int new_chunk(struct st_tw_thread *t)
     ch->index = (uint32_t)idx;
     ch->thread_seq = t->thread_seq++;
     ch->used = 0;
-    ch->flags = 0;
+    ch->flags = flags;
     ch->base_ns = base;
     __atomic_store_n(&ch->magic, ST_TRACE_CHUNK_MAGIC, __ATOMIC_RELEASE);
     uint64_t cur = __atomic_load_n(&st_tw.hdr->chunks, __ATOMIC_RELAXED);
@@ -273,7 +273,7 @@ static int new_chunk(struct st_tw_thread *t)
 /* st_tw_reserve's rare half, once per CHUNK_SIZE of events. */
 uint8_t *st_tw_reserve_in_new_chunk(struct st_tw_thread *t)
 {
-    return new_chunk(t) == 0 ? t->pos : NULL;
+    return st_tw_new_chunk(t, 0) == 0 ? t->pos : NULL;
 }
 
 /* A thread's first event of an epoch (the first ever, or the first in a

@@ -1,9 +1,11 @@
 /* trace_footer.c — the footer at exit: the process's final accounts, the
  * very report printed at exit (st_report), encoded as trace_format.h's
  * "Footer" records after the last chunk, and the header marked finished.
- * Before it, the last word on every recorded stream (its buffer, and that
- * the process ended with it open); after it, nothing more is recorded and
- * the file is cut behind it. */
+ * Its FILE records are the files the process still holds; those it folded
+ * away while it ran wrote theirs into rows chunks (trace_rows.c), which
+ * the ROWS record lists. Before it, the last word on every recorded
+ * stream (its buffer, and that the process ended with it open); after it,
+ * nothing more is recorded and the file is cut behind it. */
 #define _GNU_SOURCE 1
 #include "trace_writer.h"
 
@@ -131,6 +133,16 @@ static void enc_storage(struct sink *k, const struct st_report *r,
     }
 }
 
+static void enc_rows(struct sink *k, const struct st_tw_rows_chunk *list, size_t n)
+{
+    sink_u(k, n);
+    for (size_t i = 0; i < n; i++) {
+        sink_u(k, list[i].index);
+        sink_u(k, list[i].used);
+        sink_u(k, list[i].crc);
+    }
+}
+
 /* Each record: tag, length, body — the body measured, then written (when
  * only counting, the measure is the count: a file's row of counts is
  * kilobytes, encoded three times a footer rather than four). */
@@ -158,6 +170,17 @@ static void enc_footer(struct sink *k, const struct st_report *r,
     }
     RECORD(k, ST_FOOT_STATS, enc_stats, end_ns, lost);
     RECORD(k, ST_FOOT_STORAGE, enc_storage, r, rows);
+    const struct st_tw_rows_chunk *list;
+    size_t n = st_tw_rows_chunks(&list);
+    if (n)
+        RECORD(k, ST_FOOT_ROWS, enc_rows, list, n);
+}
+
+size_t st_tw_file_record(uint8_t *p, const struct st_report_file *f)
+{
+    struct sink k = {p, 0};
+    RECORD(&k, ST_FOOT_FILE, enc_file, f);
+    return k.n;
 }
 
 /* The last word on each recorded stream: its buffer as it ended (it may

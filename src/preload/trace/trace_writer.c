@@ -167,6 +167,7 @@ void st_trace_restart(void)
         st_tw_copy_str(st_tw_paths.parent_path, sizeof st_tw_paths.parent_path, st_tw_paths.path);
     st_tw_unmap_all();
     st_tw_ids_restart();
+    st_tw_rows_restart();
     st_tw_sites_restart();
     st_tw.next_chunk = 0;
     st_tw.file_size = 0;

@@ -12,6 +12,8 @@
  *   trace_sites.c    ids of call sites, and the modules their addresses lie in
  *   trace_encode.h   one encoder per event kind (events.def)
  *   trace_events.c   the events of accounts/trace_events.h; marks and flush
+ *   trace_rows.c     the rows of files folded away while the trace is
+ *                    written, in rows chunks
  *   trace_footer.c   the footer at exit
  *
  * Shape of the writer:
@@ -47,6 +49,8 @@
 #include "sync.h"
 #include "thread_state.h"
 #include "trace_events.h"
+
+struct st_report_file;
 
 /* Data shared between the pieces: hidden, so that it is reached as a static
  * would be (no GOT). */
@@ -196,7 +200,11 @@ void st_tw_unmap_all(void);
 /* The thread's first event of an epoch: its state reset, the trace ready
  * (1) or not to be (0). */
 int st_tw_enter_epoch(struct st_tw_thread *t, unsigned epoch);
-/* A new chunk for t: its position, or NULL (the event is lost). */
+/* A new chunk for t, its header's flags `flags` (ST_TRACE_CHUNK_*), the
+ * one t held left: 0, or -1 (the cap, or no room: t counts as lost from
+ * then on). */
+int st_tw_new_chunk(struct st_tw_thread *t, uint32_t flags);
+/* A new chunk of events for t: its position, or NULL (the event is lost). */
 uint8_t *st_tw_reserve_in_new_chunk(struct st_tw_thread *t);
 
 /* ---- trace_ids.c ------------------------------------------------------- */
@@ -211,6 +219,24 @@ void st_tw_note_buffer(struct st_stream *s);
 uint32_t st_tw_cell_id_cached(struct st_tw_thread *t, struct st_tally *c, unsigned set);
 /* Ids start again from 1 (a fork child's trace). */
 void st_tw_ids_restart(void);
+
+/* ---- trace_rows.c ------------------------------------------------------ */
+
+/* A rows chunk (trace_format.h): where, and its used bytes' CRC-32. */
+struct st_tw_rows_chunk {
+    uint64_t index;
+    uint32_t used, crc;
+};
+/* The rows chunks written so far, for the footer's ROWS record. */
+size_t st_tw_rows_chunks(const struct st_tw_rows_chunk **list);
+/* None yet (a fork child's trace, or after a failed exec). */
+void st_tw_rows_restart(void);
+
+/* ---- trace_footer.c ---------------------------------------------------- */
+
+/* f as the footer's FILE record (tag, length, body) at p, or only measured
+ * when p is NULL: its bytes either way. */
+size_t st_tw_file_record(uint8_t *p, const struct st_report_file *f);
 
 /* ---- trace_sites.c ----------------------------------------------------- */
 
