@@ -113,7 +113,7 @@ static int fill(struct st_report_file *row, const struct st_file *f,
     if (grow((void **)&room.sites, &room.nsites, cells, sizeof *room.sites) != 0 ||
         grow((void **)&room.frames, &room.nframes, cells * ST_MAX_FRAMES,
              sizeof *room.frames) != 0 ||
-        grow((void **)&room.of, &room.nof, cells, sizeof *room.of) != 0)
+        grow((void **)&room.of, &room.nof, cells, sizeof(void *)) != 0)
         return -1;
     *row = *rf;
     row->sites = room.sites;
