@@ -12,6 +12,10 @@
 /* How many stream records f has (room for its row's streams). */
 size_t st_file_row_streams(const struct st_file *f);
 
+/* How many cells f's calls were counted in, directly and on its streams:
+ * room for its row's sites, at most one a cell. */
+size_t st_file_row_cells(const struct st_file *f);
+
 /* rf's path, counts and streams (no sites), its streams in room, which
  * holds st_file_row_streams(f) of them (NULL: counts only, no streams). */
 void st_file_row_fill(struct st_report_file *rf, const struct st_file *f,

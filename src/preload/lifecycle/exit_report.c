@@ -208,18 +208,7 @@ static void add_to_site(struct st_report_file *rf, size_t cap, const struct st_c
     st_tally_total(st_cell_live(c), &rf->sites[i].counts);
 }
 
-static size_t count_cells(const struct st_file *f)
-{
-    size_t n = 0;
-    for (const struct st_cell *c = f->direct_cells; c; c = c->next_of_owner)
-        n++;
-    for (const struct st_stream *s = f->streams; s; s = s->next_in_file)
-        for (const struct st_cell *c = s->cells; c; c = c->next_of_owner)
-            n++;
-    return n;
-}
-
-/* rf's sites, in room for cap of them (count_cells(f)). */
+/* rf's sites, in room for cap of them (st_file_row_cells(f)). */
 static void fill_sites(struct st_report_file *rf, const struct st_file *f,
                        struct st_report_site *room, size_t cap)
 {
@@ -238,7 +227,7 @@ static void fill_sites(struct st_report_file *rf, const struct st_file *f,
 static void keep_row(struct st_report *r, const struct st_file *f)
 {
     struct st_report_file *rf = &r->files[r->nfiles];
-    size_t n = st_file_row_streams(f), cap = count_cells(f);
+    size_t n = st_file_row_streams(f), cap = st_file_row_cells(f);
     st_file_row_fill(rf, f, n ? st_alloc(n * sizeof *rf->streams) : NULL);
     if (!st_counts_any(&rf->counts))
         return;
@@ -278,7 +267,7 @@ static void fill_row(struct st_report_file *rf, const struct st_file *f, struct 
     st_file_row_fill(rf, f, n <= sc->nstreams ? sc->streams : NULL);
     if (!sites)
         return;
-    size_t cap = count_cells(f);
+    size_t cap = st_file_row_cells(f);
     sc->sites = room_for(sc->sites, &sc->nsites, cap, sizeof *sc->sites);
     fill_sites(rf, f, cap <= sc->nsites ? sc->sites : NULL, cap);
     st_report_order_sites(rf);

@@ -19,6 +19,7 @@
 
 #include "arena.h"
 #include "cells.h"
+#include "file_row.h"
 #include "files.h"
 #include "report_model.h"
 #include "sites.h"
@@ -104,12 +105,7 @@ static void add_to_site(struct st_report_file *rf, const struct st_cell *c)
 static int fill(struct st_report_file *row, const struct st_file *f,
                 const struct st_report_file *rf)
 {
-    size_t cells = 0;
-    for (const struct st_cell *c = f->direct_cells; c; c = c->next_of_owner)
-        cells++;
-    for (const struct st_stream *s = f->streams; s; s = s->next_in_file)
-        for (const struct st_cell *c = s->cells; c; c = c->next_of_owner)
-            cells++;
+    size_t cells = st_file_row_cells(f);
     if (grow((void **)&room.sites, &room.nsites, cells, sizeof *room.sites) != 0 ||
         grow((void **)&room.frames, &room.nframes, cells * ST_MAX_FRAMES,
              sizeof *room.frames) != 0 ||
