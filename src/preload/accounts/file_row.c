@@ -15,17 +15,6 @@ size_t st_file_row_streams(const struct st_file *f)
     return n;
 }
 
-size_t st_file_row_cells(const struct st_file *f)
-{
-    size_t n = 0;
-    for (const struct st_cell *c = f->direct_cells; c; c = c->next_of_owner)
-        n++;
-    for (const struct st_stream *s = f->streams; s; s = s->next_in_file)
-        for (const struct st_cell *c = s->cells; c; c = c->next_of_owner)
-            n++;
-    return n;
-}
-
 void st_file_row_fill(struct st_report_file *rf, const struct st_file *f,
                       struct st_report_stream *room)
 {
