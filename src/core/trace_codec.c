@@ -2,8 +2,14 @@
 #include "trace_codec.h"
 
 #include <stddef.h>
+#include <string.h>
 
-static uint32_t crc_table[256];
+/* Slicing by 8: crc_table[k][b] is the CRC of byte b followed by k zero
+ * bytes, so eight bytes are folded with eight lookups instead of eight
+ * dependent steps (a trace's chunks are CRC'd whole when written and when
+ * read: 3 % of a traced `grep -r`'s samples went to the byte-at-a-time
+ * loop). 8 KiB, built at first use. */
+static uint32_t crc_table[8][256];
 static int crc_ready;
 
 static void crc_init(void)
@@ -12,9 +18,18 @@ static void crc_init(void)
         uint32_t c = i;
         for (int k = 0; k < 8; k++)
             c = c & 1 ? 0xEDB88320u ^ (c >> 1) : c >> 1;
-        crc_table[i] = c;
+        crc_table[0][i] = c;
     }
+    for (uint32_t i = 0; i < 256; i++)
+        for (int k = 1; k < 8; k++)
+            crc_table[k][i] = (crc_table[k - 1][i] >> 8) ^ crc_table[0][crc_table[k - 1][i] & 0xff];
     __atomic_store_n(&crc_ready, 1, __ATOMIC_RELEASE);
+}
+
+/* Four bytes as the little-endian word the tables are laid out for. */
+static uint32_t le32(const uint8_t *p)
+{
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
 struct stop_reason {
@@ -61,8 +76,15 @@ uint32_t st_crc32(uint32_t crc, const void *data, size_t len)
         crc_init();
     const uint8_t *p = data;
     crc = ~crc;
+    for (; len >= 8; p += 8, len -= 8) {
+        uint32_t one = le32(p) ^ crc, two = le32(p + 4);
+        crc = crc_table[7][one & 0xff] ^ crc_table[6][(one >> 8) & 0xff] ^
+              crc_table[5][(one >> 16) & 0xff] ^ crc_table[4][one >> 24] ^
+              crc_table[3][two & 0xff] ^ crc_table[2][(two >> 8) & 0xff] ^
+              crc_table[1][(two >> 16) & 0xff] ^ crc_table[0][two >> 24];
+    }
     while (len--)
-        crc = crc_table[(crc ^ *p++) & 0xff] ^ (crc >> 8);
+        crc = crc_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
     return ~crc;
 }
 
@@ -95,31 +117,48 @@ size_t st_counts_encoded_max(void)
     return ST_VARINT_MAX * (1 + 2 * (st_counts_nfields + ST_CALL_COST_FIELDS * (size_t)ST_CALL_COUNT));
 }
 
+/* by_call[call]'s counter k is the k-th word of its st_call_cost: the
+ * struct lists its counters in call_cost_fields.def's order. */
+#define CALL_COST_FIELD(name, k)                                                    \
+    _Static_assert(offsetof(struct st_call_cost, name) == (k) * sizeof(uint64_t),   \
+                   "call_cost_fields.def lists st_call_cost's counters in order");
+#include "call_cost_fields.def"
+#undef CALL_COST_FIELD
+
 uint8_t *st_counts_encode(uint8_t *out, const struct st_counts *c)
 {
+    /* One pass over the 2 KiB of counters (a traced process writes one
+     * counts a row, a site and a stream, for every file): the pairs go
+     * after room for their number, which is then written before them. */
+    uint8_t *pairs = out + ST_VARINT_MAX, *p = pairs;
     uint64_t n = 0;
-    for (size_t i = 0; i < st_counts_nfields; i++)
-        n += *(const uint64_t *)((const char *)c + st_counts_fields[i].offset) != 0;
-    for (unsigned call = 0; call < ST_CALL_COUNT; call++)
-        for (unsigned k = 0; k < ST_CALL_COST_FIELDS; k++)
-            n += *st_call_cost_field((struct st_call_cost *)&c->by_call[call], k) != 0;
-    out = st_put_u(out, n);
     for (size_t i = 0; i < st_counts_nfields; i++) {
         uint64_t v = *(const uint64_t *)((const char *)c + st_counts_fields[i].offset);
         if (v) {
-            out = st_put_u(out, st_counts_fields[i].id);
-            out = st_put_u(out, v);
+            p = st_put_u(p, st_counts_fields[i].id);
+            p = st_put_u(p, v);
+            n++;
         }
     }
-    for (unsigned call = 0; call < ST_CALL_COUNT; call++)
-        for (unsigned k = 0; k < ST_CALL_COST_FIELDS; k++) {
-            uint64_t v = *st_call_cost_field((struct st_call_cost *)&c->by_call[call], k);
-            if (v) {
-                out = st_put_u(out, ST_FIELD_BY_CALL + 8u * call + k);
-                out = st_put_u(out, v);
+    /* Most calls were never made: their counters are skipped a call at a
+     * time, on one test of all of them. */
+    for (unsigned call = 0; call < ST_CALL_COUNT; call++) {
+        const uint64_t *cost = (const uint64_t *)&c->by_call[call];
+        uint64_t any = 0;
+        for (unsigned k = 0; k < ST_CALL_COST_FIELDS; k++)
+            any |= cost[k];
+        if (!any)
+            continue;
+        for (unsigned k = 0; k < ST_CALL_COST_FIELDS; k++)
+            if (cost[k]) {
+                p = st_put_u(p, ST_FIELD_BY_CALL + 8u * call + k);
+                p = st_put_u(p, cost[k]);
+                n++;
             }
-        }
-    return out;
+    }
+    uint8_t *start = st_put_u(out, n);
+    memmove(start, pairs, (size_t)(p - pairs));
+    return start + (p - pairs);
 }
 
 int st_counts_decode(const uint8_t **p, const uint8_t *end, struct st_counts *c,

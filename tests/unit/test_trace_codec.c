@@ -71,6 +71,37 @@ static void crc32_known_values(void **state)
     assert_true(st_crc32(a, "6789", 4) == 0xCBF43926u);
 }
 
+/* Byte at a time, as zlib defines it: the reference for the sliced loop. */
+static uint32_t crc32_bytewise(uint32_t crc, const uint8_t *p, size_t len)
+{
+    crc = ~crc;
+    while (len--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++)
+            crc = crc & 1 ? 0xEDB88320u ^ (crc >> 1) : crc >> 1;
+    }
+    return ~crc;
+}
+
+/* Every length and alignment around the 8-byte slices, and a long buffer
+ * continued in uneven pieces. */
+static void crc32_sliced_equals_bytewise(void **state)
+{
+    (void)state;
+    static uint8_t buf[70000];
+    uint32_t x = 12345;
+    for (size_t i = 0; i < sizeof buf; i++)
+        buf[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 16);
+    for (size_t off = 0; off < 8; off++)
+        for (size_t len = 0; len < 40; len++)
+            assert_true(st_crc32(0, buf + off, len) == crc32_bytewise(0, buf + off, len));
+    uint32_t all = st_crc32(0, buf, sizeof buf), pieces = 0;
+    for (size_t at = 0, step = 1; at < sizeof buf; at += step, step = step * 3 % 997 + 1)
+        pieces = st_crc32(pieces, buf + at, at + step <= sizeof buf ? step : sizeof buf - at);
+    assert_true(all == crc32_bytewise(0, buf, sizeof buf));
+    assert_true(pieces == all);
+}
+
 static void counts_round_trip(void **state)
 {
     (void)state;
@@ -101,6 +132,19 @@ static void counts_round_trip(void **state)
     struct st_counts zero;
     memset(&zero, 0, sizeof zero);
     assert_int_equal(st_counts_encode(buf, &zero) - buf, 1);
+    /* Every counter set: more pairs than a one-byte count says (their
+     * number is written before them), within st_counts_encoded_max(). */
+    uint64_t *word = (uint64_t *)&c;
+    for (size_t i = 0; i < sizeof c / sizeof *word; i++)
+        word[i] = (uint64_t)i * 0x9E3779B97F4A7C15ull | 1;
+    end = st_counts_encode(buf, &c);
+    assert_true((size_t)(end - buf) <= st_counts_encoded_max());
+    assert_int_equal(buf[0] & 0x80, 0x80); /* two-byte count */
+    memset(&d, 0, sizeof d);
+    p = buf;
+    assert_int_equal(st_counts_decode(&p, end, &d, map, ST_CALL_COUNT), 0);
+    assert_true(p == end);
+    assert_memory_equal(&c, &d, sizeof c);
 }
 
 static void counts_decode_maps_calls(void **state)
@@ -149,6 +193,7 @@ int main(void)
         cmocka_unit_test(zigzag),
         cmocka_unit_test(varint_rejects_bad_input),
         cmocka_unit_test(crc32_known_values),
+        cmocka_unit_test(crc32_sliced_equals_bytewise),
         cmocka_unit_test(counts_round_trip),
         cmocka_unit_test(counts_decode_maps_calls),
     };
