@@ -41,6 +41,15 @@ void st_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const v
     unsigned char *b = base;
     if (n < 2)
         return;
+    /* Two elements, the commonest call (a file's two call sites, 2.3 KB
+     * each): the heap below would swap them twice to leave them as they
+     * were. Its result, in one comparison and at most one swap: kept when
+     * the second is the greater, else swapped, equal ones too. */
+    if (n == 2) {
+        if (cmp(b + size, b) <= 0)
+            swap(b, b + size, size);
+        return;
+    }
     for (size_t i = n / 2; i-- > 0;)
         sift_down(b, i, n, size, cmp);
     for (size_t end = n - 1; end > 0; end--) {

@@ -37,6 +37,24 @@ static int by_key(const void *a, const void *b)
     return ascending(&((const struct wide *)a)->key, &((const struct wide *)b)->key);
 }
 
+/* Two elements as the heap sorts them, which reports have always shown:
+ * kept when in order, swapped when not, and equal ones swapped too. */
+static void two_elements_as_the_heap_leaves_them(void **state)
+{
+    (void)state;
+    struct wide v[2] = {{"a", 1}, {"b", 2}};
+    st_sort(v, 2, sizeof v[0], by_key);
+    assert_true(v[0].pad[0] == 'a' && v[1].pad[0] == 'b');
+    v[0] = (struct wide){"c", 3};
+    v[1] = (struct wide){"d", 2};
+    st_sort(v, 2, sizeof v[0], by_key);
+    assert_true(v[0].pad[0] == 'd' && v[1].pad[0] == 'c');
+    v[0] = (struct wide){"e", 5};
+    v[1] = (struct wide){"f", 5};
+    st_sort(v, 2, sizeof v[0], by_key);
+    assert_true(v[0].pad[0] == 'f' && v[1].pad[0] == 'e');
+}
+
 static void sorts_odd_sized_elements(void **state)
 {
     (void)state;
@@ -99,6 +117,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(sorts_every_length_and_duplicates),
         cmocka_unit_test(sorts_odd_sized_elements),
+        cmocka_unit_test(two_elements_as_the_heap_leaves_them),
         cmocka_unit_test(sorts_rows_through_indexes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
