@@ -41,29 +41,25 @@ static uintptr_t dynamic_ptr(const struct st_loaded_object *o, uintptr_t ptr)
     return ptr < o->base ? o->base + ptr : ptr;
 }
 
-struct dynsym {
-    const ElfW(Sym) *sym;
-    const char *str;
-    const uint32_t *gnu_hash;
-};
-
-static int find_dynsym(const struct st_loaded_object *o, struct dynsym *d)
+int st_loaded_object_symbols(const struct st_loaded_object *o, struct st_symbols *t)
 {
-    *d = (struct dynsym){0};
+    *t = (struct st_symbols){.base = o->base};
     for (int i = 0; i < o->phnum; i++) {
         if (o->phdr[i].p_type != PT_DYNAMIC)
             continue;
         for (const ElfW(Dyn) *dyn = (const void *)(o->base + o->phdr[i].p_vaddr);
              dyn->d_tag != DT_NULL; dyn++) {
             if (dyn->d_tag == DT_SYMTAB)
-                d->sym = (const void *)dynamic_ptr(o, dyn->d_un.d_ptr);
+                t->sym = (const void *)dynamic_ptr(o, dyn->d_un.d_ptr);
             else if (dyn->d_tag == DT_STRTAB)
-                d->str = (const void *)dynamic_ptr(o, dyn->d_un.d_ptr);
+                t->str = (const void *)dynamic_ptr(o, dyn->d_un.d_ptr);
             else if (dyn->d_tag == DT_GNU_HASH)
-                d->gnu_hash = (const void *)dynamic_ptr(o, dyn->d_un.d_ptr);
+                t->gnu_hash = (const void *)dynamic_ptr(o, dyn->d_un.d_ptr);
+            else if (dyn->d_tag == DT_VERSYM)
+                t->versym = (const void *)dynamic_ptr(o, dyn->d_un.d_ptr);
         }
     }
-    return d->sym && d->str && d->gnu_hash;
+    return t->sym && t->str && t->gnu_hash;
 }
 
 static uint32_t gnu_hash(const char *name)
@@ -77,29 +73,63 @@ static uint32_t gnu_hash(const char *name)
 /* The GNU hash table: nbuckets, symoffset, bloom words, bloom shift, the
  * bloom filter, the buckets, then one hash per symbol from symoffset on,
  * its low bit set on the last symbol of a bucket's chain. The bloom filter
- * is only a shortcut for misses and is not consulted. */
-int st_loaded_object_exports_at(const struct st_loaded_object *o, const char *name, uintptr_t addr)
+ * is only a shortcut for misses and is not consulted. Returns the first
+ * defined symbol named `name` that want(t, symbol, arg) accepts, or NULL. */
+typedef int wanted_fn(const struct st_symbols *t, const ElfW(Sym) *s, const void *arg);
+static const ElfW(Sym) *find_named(const struct st_symbols *t, const char *name, wanted_fn *want,
+                                   const void *arg)
 {
-    struct dynsym d;
-    if (!find_dynsym(o, &d))
-        return 0;
-    uint32_t nbuckets = d.gnu_hash[0], symoffset = d.gnu_hash[1], bloom_words = d.gnu_hash[2];
+    uint32_t nbuckets = t->gnu_hash[0], symoffset = t->gnu_hash[1], bloom_words = t->gnu_hash[2];
     if (!nbuckets)
-        return 0;
-    const uint32_t *buckets = d.gnu_hash + 4 + bloom_words * (sizeof(ElfW(Addr)) / 4);
+        return NULL;
+    const uint32_t *buckets = t->gnu_hash + 4 + bloom_words * (sizeof(ElfW(Addr)) / 4);
     const uint32_t *chain = buckets + nbuckets;
     uint32_t h = gnu_hash(name);
     uint32_t i = buckets[h % nbuckets];
     if (i < symoffset)
-        return 0;
+        return NULL;
     for (;; i++) {
         uint32_t hi = chain[i - symoffset];
-        const ElfW(Sym) *s = &d.sym[i];
+        const ElfW(Sym) *s = &t->sym[i];
         if ((hi | 1) == (h | 1) && s->st_shndx != SHN_UNDEF &&
-            ELF64_ST_TYPE(s->st_info) == STT_FUNC && strcmp(d.str + s->st_name, name) == 0 &&
-            addr - (o->base + s->st_value) < s->st_size)
-            return 1;
+            strcmp(t->str + s->st_name, name) == 0 && want(t, s, arg))
+            return s;
         if (hi & 1)
-            return 0;
+            return NULL;
     }
+}
+
+static int function_at(const struct st_symbols *t, const ElfW(Sym) *s, const void *arg)
+{
+    uintptr_t addr = *(const uintptr_t *)arg;
+    return ELF64_ST_TYPE(s->st_info) == STT_FUNC && addr - (t->base + s->st_value) < s->st_size;
+}
+
+int st_loaded_object_exports_at(const struct st_loaded_object *o, const char *name, uintptr_t addr)
+{
+    struct st_symbols t;
+    return st_loaded_object_symbols(o, &t) && find_named(&t, name, function_at, &addr) != NULL;
+}
+
+/* What dlsym takes for a name without a version: a symbol of a version
+ * that is not hidden (the default one), of a kind whose address is its
+ * value (an IFUNC's is what its resolver returns: left to dlsym). */
+static int default_version(const struct st_symbols *t, const ElfW(Sym) *s, const void *arg)
+{
+    (void)arg;
+    int type = ELF64_ST_TYPE(s->st_info);
+    if (type != STT_FUNC && type != STT_OBJECT && type != STT_NOTYPE)
+        return 0;
+    if (s->st_shndx == SHN_ABS || s->st_value == 0)
+        return 0;
+    if (!t->versym)
+        return 1;
+    ElfW(Versym) v = t->versym[s - t->sym];
+    return (v & 0x8000) == 0 && (v & 0x7fff) != VER_NDX_LOCAL;
+}
+
+uintptr_t st_symbols_lookup(const struct st_symbols *t, const char *name)
+{
+    const ElfW(Sym) *s = find_named(t, name, default_version, NULL);
+    return s ? t->base + s->st_value : 0;
 }

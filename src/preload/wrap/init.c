@@ -5,7 +5,6 @@
  * constructor, or earlier from the first interposed call if another
  * library's constructor reads a file before ours runs. */
 #define _GNU_SOURCE 1
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,7 +70,7 @@ static void after_fork_parent(void)
  * library: looked up, so that the library still loads beside one. */
 static const char *libc_version(void)
 {
-    const char *(*version)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "gnu_get_libc_version");
+    const char *(*version)(void) = (const char *(*)(void))st_stdio_libc_symbol("gnu_get_libc_version");
     return version ? version() : NULL;
 }
 
