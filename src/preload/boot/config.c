@@ -5,13 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk.h"
 #include "labels.h"
 #include "units.h"
 #include "warn.h"
 
 struct st_config st_config;
 
-static char labels_buf[ST_LABELS_BYTES];
+static char labels_buf[ST_LABELS_BYTES] ST_BULK; /* SEEKTRACE_LABELS only */
 
 /* A setting of two words: 1 when it is `other`; 0 when it is `usual`, unset
  * or empty, and, after a warning, when it is anything else. */
