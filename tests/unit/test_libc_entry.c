@@ -15,6 +15,7 @@
 #include <dlfcn.h>
 #include <link.h>
 
+#include "dynsym.h"
 #include "libc_entry.h"
 #include "loaded_object.h"
 
@@ -86,7 +87,7 @@ static void test_symbols_lookup_is_dlsyms_answer(void **state)
     struct st_loaded_object o;
     assert_true(st_loaded_object((uintptr_t)dlsym(libc, "fopen"), &o));
     struct st_symbols t;
-    assert_true(st_loaded_object_symbols(&o, &t));
+    assert_true(st_symbols_of(o.base, o.phdr, o.phnum, &t));
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
         void *want = dlsym(libc, names[i]);
         assert_non_null(want);

@@ -28,23 +28,4 @@ int st_loaded_object(uintptr_t addr, struct st_loaded_object *out);
  * scan of every symbol. 0 also when o has no GNU hash table. */
 int st_loaded_object_exports_at(const struct st_loaded_object *o, const char *name, uintptr_t addr);
 
-/* An object's dynamic symbols, read from its dynamic section once for
- * any number of lookups. */
-struct st_symbols {
-    uintptr_t base;
-    const ElfW(Sym) *sym;
-    const char *str;
-    const uint32_t *gnu_hash;
-    const ElfW(Versym) *versym; /* NULL: the object has no symbol versions */
-};
-
-/* 1, with *t filled, when o has a GNU hash table; else 0. */
-int st_loaded_object_symbols(const struct st_loaded_object *o, struct st_symbols *t);
-
-/* The address of the object's own definition of `name` (its default
- * version), as dlsym would give it were the object first in the search:
- * ~200 instructions where a dlsym costs ~900. 0 when it has none or
- * defines it as an IFUNC (ask dlsym then). */
-uintptr_t st_symbols_lookup(const struct st_symbols *t, const char *name);
-
 #endif

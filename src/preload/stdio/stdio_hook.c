@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "dynsym.h"
 #include "glibc_compat.h"
 #include "loaded_object.h"
 
@@ -46,7 +47,7 @@ static int locate(uintptr_t addr, struct libc_image *img)
     memset(img, 0, sizeof *img);
     if (!st_loaded_object(addr, &lo))
         return 0;
-    libc_found = st_loaded_object_symbols(&lo, &libc_symbols);
+    libc_found = st_symbols_of(lo.base, lo.phdr, lo.phnum, &libc_symbols);
     for (int i = 0; i < lo.phnum; i++) {
         const Elf64_Phdr *ph = &lo.phdr[i];
         struct range r = {lo.base + ph->p_vaddr, lo.base + ph->p_vaddr + ph->p_memsz};
