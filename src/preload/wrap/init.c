@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "bulk.h"
 #include "config.h"
 #include "exit_report.h"
 #include "infer.h"
@@ -31,7 +32,7 @@
 #include "wrappers.h"
 
 enum { UNINIT, INITIALISING, READY };
-static int state;
+static int state ST_EARLY;
 
 /* glibc's exit-time stdio cleanup begins (stdio_hook.h): what it does is
  * charged to "exit". */
@@ -105,7 +106,7 @@ static void initialise(void)
     st_self.busy--;
 }
 
-int st_init_done;
+int st_init_done ST_EARLY; /* read by every entry point first (ensure_init.h) */
 
 void st_ensure_init_slow(void)
 {
