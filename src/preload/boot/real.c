@@ -9,6 +9,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <features.h>
 #include <link.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -60,54 +61,29 @@ void *st_real_lookup(enum st_real_id id)
  * that follow ours in the program's search list: libc's, unless an object
  * between ours and libc defines the name too (another preloaded library,
  * a library the program links before libc). Those objects are the ones
- * dl_iterate_phdr lists between ours and libc: the loader keeps its list of
- * objects in the order of the search list for those loaded at start-up,
- * libc among them, and puts every object loaded later after them. So once
- * one dlsym has shown libc to be where the search ends, a name none of the
- * objects between defines (their GNU hash tables say) is libc's own,
+ * between ours and libc in the loader's own list (link_map's l_next): it
+ * keeps the objects loaded at start-up, libc among them, in the order of
+ * the search list, and puts every object loaded later after them. So once
+ * one dlsym has shown the search for a name to end in libc, a name none of
+ * the objects between defines (their GNU hash tables say) is libc's own,
  * read from libc's table (dynsym.h): ~300 instructions against ~900. Any
  * other name, and every name where the loader may answer otherwise than
  * its tables say (audit libraries rewrite dlsym's answers, LD_DYNAMIC_WEAK
- * passes over weak definitions), is asked of dlsym. */
+ * passes over weak definitions), is asked of dlsym. _dl_find_object
+ * (glibc 2.35) names the link_map of an address; before it, dlsym answers
+ * every name. */
 #define MAX_BETWEEN 32
 struct next_objects {
-    uintptr_t self, found, libc; /* addresses in our object, dlsym's answer's, libc's */
-    int self_seen, usable, n;
+    int n;
     struct st_symbols between[MAX_BETWEEN]; /* the objects after ours, before libc */
     struct st_symbols next;                 /* libc's */
 };
 
-static int holds(const struct dl_phdr_info *info, uintptr_t addr)
+#if __GLIBC_PREREQ(2, 35)
+static struct link_map *map_of(void *addr)
 {
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_LOAD && addr - (info->dlpi_addr + ph->p_vaddr) < ph->p_memsz)
-            return 1;
-    }
-    return 0;
-}
-
-static int list_between(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    struct next_objects *w = arg;
-    struct st_symbols t;
-    int readable = st_symbols_of(info->dlpi_addr, info->dlpi_phdr, info->dlpi_phnum, &t);
-    if (t.audit)
-        return 1; /* usable stays 0 */
-    if (!w->self_seen) {
-        w->self_seen = holds(info, w->self);
-        return 0;
-    }
-    if (holds(info, w->libc)) {
-        w->next = t;
-        w->usable = readable && holds(info, w->found);
-        return 1;
-    }
-    if (!readable || w->n == MAX_BETWEEN)
-        return 1;
-    w->between[w->n++] = t;
-    return 0;
+    struct dl_find_object found;
+    return _dl_find_object(addr, &found) == 0 ? found.dlfo_link_map : NULL;
 }
 
 /* 1 when the other names may be looked up in the tables: `found`, dlsym's
@@ -119,11 +95,30 @@ static int next_objects(struct next_objects *w, void *found)
     if (getenv("LD_AUDIT") || getenv("LD_DYNAMIC_WEAK") ||
         (tunables && strstr(tunables, "dynamic_weak")))
         return 0;
-    *w = (struct next_objects){.self = (uintptr_t)st_real_resolve, .found = (uintptr_t)found,
-                               .libc = (uintptr_t)dlsym};
-    dl_iterate_phdr(list_between, w);
-    return w->usable;
+    struct link_map *self = map_of((void *)st_real_resolve), *libc = map_of((void *)dlsym);
+    if (!self || !libc || map_of(found) != libc)
+        return 0;
+    for (struct link_map *m = self; m; m = m->l_prev) { /* the program's DT_AUDIT */
+        struct st_symbols t;
+        st_symbols_of_dynamic(m->l_addr, m->l_ld, &t);
+        if (t.audit)
+            return 0;
+    }
+    w->n = 0;
+    struct link_map *m = self->l_next;
+    for (; m && m != libc; m = m->l_next)
+        if (w->n == MAX_BETWEEN || !st_symbols_of_dynamic(m->l_addr, m->l_ld, &w->between[w->n++]))
+            return 0;
+    return m == libc && st_symbols_of_dynamic(m->l_addr, m->l_ld, &w->next);
 }
+#else
+static int next_objects(struct next_objects *w, void *found)
+{
+    (void)w;
+    (void)found;
+    return 0;
+}
+#endif
 
 /* dlsym(RTLD_NEXT)'s answer for a name, from the tables where they give it. */
 static void *next_lookup(const struct next_objects *w, int id)

@@ -12,27 +12,30 @@ static uintptr_t dynamic_ptr(uintptr_t base, uintptr_t ptr)
     return ptr < base ? base + ptr : ptr;
 }
 
-int st_symbols_of(uintptr_t base, const ElfW(Phdr) *phdr, int phnum, struct st_symbols *t)
+int st_symbols_of_dynamic(uintptr_t base, const ElfW(Dyn) *dynamic, struct st_symbols *t)
 {
     *t = (struct st_symbols){.base = base};
-    for (int i = 0; i < phnum; i++) {
-        if (phdr[i].p_type != PT_DYNAMIC)
-            continue;
-        for (const ElfW(Dyn) *dyn = (const void *)(base + phdr[i].p_vaddr); dyn->d_tag != DT_NULL;
-             dyn++) {
-            if (dyn->d_tag == DT_SYMTAB)
-                t->sym = (const void *)dynamic_ptr(base, dyn->d_un.d_ptr);
-            else if (dyn->d_tag == DT_STRTAB)
-                t->str = (const void *)dynamic_ptr(base, dyn->d_un.d_ptr);
-            else if (dyn->d_tag == DT_GNU_HASH)
-                t->gnu_hash = (const void *)dynamic_ptr(base, dyn->d_un.d_ptr);
-            else if (dyn->d_tag == DT_VERSYM)
-                t->versym = (const void *)dynamic_ptr(base, dyn->d_un.d_ptr);
-            else if (dyn->d_tag == DT_AUDIT || dyn->d_tag == DT_DEPAUDIT)
-                t->audit = 1;
-        }
+    for (const ElfW(Dyn) *dyn = dynamic; dyn && dyn->d_tag != DT_NULL; dyn++) {
+        if (dyn->d_tag == DT_SYMTAB)
+            t->sym = (const void *)dynamic_ptr(base, dyn->d_un.d_ptr);
+        else if (dyn->d_tag == DT_STRTAB)
+            t->str = (const void *)dynamic_ptr(base, dyn->d_un.d_ptr);
+        else if (dyn->d_tag == DT_GNU_HASH)
+            t->gnu_hash = (const void *)dynamic_ptr(base, dyn->d_un.d_ptr);
+        else if (dyn->d_tag == DT_VERSYM)
+            t->versym = (const void *)dynamic_ptr(base, dyn->d_un.d_ptr);
+        else if (dyn->d_tag == DT_AUDIT || dyn->d_tag == DT_DEPAUDIT)
+            t->audit = 1;
     }
     return t->sym && t->str && t->gnu_hash;
+}
+
+int st_symbols_of(uintptr_t base, const ElfW(Phdr) *phdr, int phnum, struct st_symbols *t)
+{
+    for (int i = 0; i < phnum; i++)
+        if (phdr[i].p_type == PT_DYNAMIC)
+            return st_symbols_of_dynamic(base, (const void *)(base + phdr[i].p_vaddr), t);
+    return st_symbols_of_dynamic(base, NULL, t);
 }
 
 static uint32_t gnu_hash(const char *name)

@@ -26,6 +26,9 @@ struct st_symbols {
  * program headers: 1 when it has a GNU hash table, else 0. */
 int st_symbols_of(uintptr_t base, const ElfW(Phdr) *phdr, int phnum, struct st_symbols *t);
 
+/* The same from the dynamic section itself (a link_map's l_addr, l_ld). */
+int st_symbols_of_dynamic(uintptr_t base, const ElfW(Dyn) *dynamic, struct st_symbols *t);
+
 /* The first symbol named `name` the object defines that want(t, symbol,
  * arg) accepts, or NULL. */
 typedef int st_symbol_wanted(const struct st_symbols *t, const ElfW(Sym) *s, const void *arg);
