@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "dynsym.h"
+#include "env.h"
 
 static const struct names {
 #define ST_REAL_ROW(name, type, when, how) char name[sizeof #name];
@@ -91,8 +92,8 @@ static struct link_map *map_of(void *addr)
  * follows ours, and every object between has a GNU hash table. */
 static int next_objects(struct next_objects *w, void *found)
 {
-    const char *tunables = getenv("GLIBC_TUNABLES");
-    if (getenv("LD_AUDIT") || getenv("LD_DYNAMIC_WEAK") ||
+    const char *tunables = ST_ENV(GLIBC_TUNABLES);
+    if (ST_ENV(LD_AUDIT) || ST_ENV(LD_DYNAMIC_WEAK) ||
         (tunables && strstr(tunables, "dynamic_weak")))
         return 0;
     struct link_map *self = map_of((void *)st_real_resolve), *libc = map_of((void *)dlsym);

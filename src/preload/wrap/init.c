@@ -12,6 +12,7 @@
 
 #include "bulk.h"
 #include "config.h"
+#include "env.h"
 #include "exit_report.h"
 #include "infer.h"
 #include "lifecycle.h"
@@ -79,12 +80,13 @@ static void initialise(void)
 {
     st_self.busy++;
     st_self.own_io++; /* dlsym, the hook's checks: whatever they read is ours */
+    st_env_load();
     st_real_resolve();
     st_storage_start();
     st_config_load(st_trace_config_load, st_output_config_load);
     st_trace_init(); /* SEEKTRACE_TRACE */
     st_sites_init(st_config.stack);
-    const char *forced = getenv("SEEKTRACE_CAPTURE");
+    const char *forced = ST_ENV(SEEKTRACE_CAPTURE);
     static const char forced_reason[] = "SEEKTRACE_CAPTURE=inferred";
     const char *why = forced && strcmp(forced, "inferred") == 0
                           ? forced_reason
