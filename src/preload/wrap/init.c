@@ -6,7 +6,6 @@
  * library's constructor reads a file before ours runs. */
 #define _GNU_SOURCE 1
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
