@@ -1629,6 +1629,34 @@ class FifoReader:
         return self.data
 
 
+def report_fd_single_thread(ctx):
+    """A process that never had a second thread writes its report straight
+    to the stderr it started with: no duplicate of fd 2 is made at exit
+    (own_fds.c: with signals blocked, only another thread could close it
+    under the report). close_during_report covers the threaded case."""
+    argv = [ctx.prog("rl_exit"), "return", ctx.files["A"],
+            os.path.join(ctx.mkdir("scratch"), "bus.bin")]
+    env = rl.preload_env(ctx.lib, ctx.fresh("reports"), fmt="text")
+    del env["SEEKTRACE_OUTPUT"]
+    log = os.path.join(ctx.fresh("strace"), "strace.log")
+    tracee = [a for k, v in env.items() for a in ("-E", f"{k}={v}")]
+    p = rl.run(["strace", "-f", "-qq", "-e", "signal=none", "-e", "trace=fcntl,write", "-o", log,
+                *tracee, "--", *argv], rl.clean_env(), cwd=ctx.fresh("cwd"))
+    with open(log, encoding="utf-8", errors="replace") as f:
+        calls = f.read()
+    problems = []
+    if p.returncode != EXIT_STATUS["return"] or b"seektrace: pid" not in p.stderr:
+        problems.append(f"report_fd_single_thread: {rl.status_text(p.returncode)}, "
+                        f"stderr {p.stderr[:300]!r}")
+    if "F_DUPFD" in calls:
+        problems.append("report_fd_single_thread: the report duplicated fd 2: "
+                        + " | ".join(l for l in calls.splitlines() if "F_DUPFD" in l))
+    if not re.search(r"^\d+ +write\(2, \"seektrace: pid", calls, re.M):
+        problems.append("report_fd_single_thread: the report was not written to fd 2: "
+                        f"{calls[-600:]!r}")
+    return problems
+
+
 def close_during_report(ctx):
     """Another thread closes every descriptor from 3 up (from 2 up, when the
     report goes to stderr) and opens a file on each of the 100 lowest
@@ -1793,6 +1821,7 @@ CASES = {
     "hostile.trace_rlimit_fsize": trace_rlimit_fsize,
     "hostile.warning_after_dup2": warning_after_dup2,
     "hostile.close_during_report": close_during_report,
+    "exit.report_fd_single_thread": report_fd_single_thread,
     "procs.vfork_child_stderr": vfork_child_stderr,
     "config.malformed": config_malformed,
     "config.unwritable_output": config_unwritable,

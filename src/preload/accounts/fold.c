@@ -5,6 +5,7 @@
 
 #include "arena.h"
 #include "attribution.h"
+#include "bulk.h"
 #include "cells.h"
 #include "config.h"
 #include "fdtable.h"
@@ -21,7 +22,7 @@
 static struct st_rank *kept;
 static size_t nkept;
 
-static struct st_counts folded;
+static struct st_counts folded ST_BULK; /* only once files are folded */
 static size_t nfolded;
 
 /* Room for one file's streams while it is ranked. */

@@ -12,6 +12,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "bulk.h"
 #include "config.h"
 #include "files.h"
 #include "report_model.h"
@@ -106,7 +107,7 @@ static int deviceless(const char *path, char *name, size_t size)
 
 void st_storage_report(struct st_report *r)
 {
-    static char why[512];
+    static char why[512] ST_BULK; /* only for a file without a block device */
     struct st_report_storage *s = &r->storage;
     uint64_t in, out;
     s->processes = 1;

@@ -5,34 +5,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bulk.h"
+#include "env.h"
 #include "labels.h"
 #include "units.h"
 #include "warn.h"
 
 struct st_config st_config;
 
-static char labels_buf[ST_LABELS_BYTES];
+static char labels_buf[ST_LABELS_BYTES] ST_BULK; /* SEEKTRACE_LABELS only */
 
 /* A setting of two words: 1 when it is `other`; 0 when it is `usual`, unset
  * or empty, and, after a warning, when it is anything else. */
-static int set_to(const char *name, const char *usual, const char *other)
+static int set_to(enum st_env_id id, const char *usual, const char *other)
 {
-    const char *v = getenv(name);
+    const char *v = st_env(id);
     if (!v || !*v || strcmp(v, usual) == 0)
         return 0;
     if (strcmp(v, other) == 0)
         return 1;
-    st_warn("%s=%s is not '%s' or '%s'; using %s", name, v, usual, other, usual);
+    st_warn("%s=%s is not '%s' or '%s'; using %s", st_env_name(id), v, usual, other, usual);
     return 0;
 }
 
 void st_config_load(void (*load_trace)(void), void (*load_output)(void))
 {
     st_config.format =
-        set_to("SEEKTRACE_FORMAT", "text", "json") ? ST_FORMAT_JSON : ST_FORMAT_TEXT;
-    st_config.report = !set_to("SEEKTRACE_REPORT", "on", "off");
-    st_config.symbolize_later = set_to("SEEKTRACE_SYMBOLIZE", "exit", "later");
-    const char *v = getenv("SEEKTRACE_STACK");
+        set_to(ST_ENV_ID_SEEKTRACE_FORMAT, "text", "json") ? ST_FORMAT_JSON : ST_FORMAT_TEXT;
+    st_config.report = !set_to(ST_ENV_ID_SEEKTRACE_REPORT, "on", "off");
+    st_config.symbolize_later = set_to(ST_ENV_ID_SEEKTRACE_SYMBOLIZE, "exit", "later");
+    const char *v = ST_ENV(SEEKTRACE_STACK);
     st_config.stack = 1;
     if (v && *v) {
         char *end;
@@ -42,7 +44,7 @@ void st_config_load(void (*load_trace)(void), void (*load_output)(void))
         else
             st_config.stack = (int)n;
     }
-    v = getenv("SEEKTRACE_REPORT_FILES");
+    v = ST_ENV(SEEKTRACE_REPORT_FILES);
     st_config.report_files = ST_REPORT_FILES_DEFAULT;
     if (v && *v) {
         char *end;
@@ -55,7 +57,7 @@ void st_config_load(void (*load_trace)(void), void (*load_output)(void))
         else
             st_config.report_files = n;
     }
-    v = getenv("SEEKTRACE_LABELS");
+    v = ST_ENV(SEEKTRACE_LABELS);
     st_config.labels = labels_buf;
     st_config.labels_len = 0;
     if (v && *v) {
@@ -67,7 +69,7 @@ void st_config_load(void (*load_trace)(void), void (*load_output)(void))
             st_config.labels_len = (unsigned)len;
     }
     load_trace();
-    v = getenv("SEEKTRACE_BUFSIZE");
+    v = ST_ENV(SEEKTRACE_BUFSIZE);
     uint64_t size;
     st_config.bufsize = 0;
     if (v && *v) {
@@ -77,7 +79,7 @@ void st_config_load(void (*load_trace)(void), void (*load_output)(void))
         else
             st_config.bufsize = size;
     }
-    v = getenv("SEEKTRACE_FADVISE");
+    v = ST_ENV(SEEKTRACE_FADVISE);
     st_config.fadvise = -1;
     if (v && *v) {
         static const struct { const char *name; int advice; } advice[] = {
@@ -91,7 +93,7 @@ void st_config_load(void (*load_trace)(void), void (*load_output)(void))
             st_warn("SEEKTRACE_FADVISE=%s is not 'normal', 'random', 'sequential' or 'noreuse'; "
                     "files are left alone", v);
     }
-    v = getenv("SEEKTRACE_STORAGE");
+    v = ST_ENV(SEEKTRACE_STORAGE);
     st_config.storage_per_file = 0;
     if (v && *v) {
         if (strcmp(v, "file") == 0)

@@ -4,11 +4,13 @@
  * Generated from the tables that generate the wrappers (real_table.h lists
  * every row of every .def, the hand-written wrappers' in wrap_hand.def), so
  * a wrapper can never exist without its real function, nor a name be
- * listed twice. Each is found with dlsym(RTLD_NEXT) and kept in struct
+ * listed twice. Each is what dlsym(RTLD_NEXT) finds, kept in struct
  * st_real: the names a table marks START all at once by st_real_resolve(),
- * first thing at start-up (wrap/init.c); FIRST_USE ones on their first
- * call, so that start-up does not pay for rare calls; BEFORE_FORK ones on
- * their first call or at the parent's first fork, whichever is first.
+ * first thing at start-up (wrap/init.c), most of them read from libc's
+ * symbol table once one dlsym has shown where the search ends (real.c);
+ * FIRST_USE ones on their first call, so that start-up does not pay for
+ * rare calls; BEFORE_FORK ones on their first call or at the parent's
+ * first fork, whichever is first.
  *
  * ST_REAL(name) can be called at any time, as libc's own would be: before
  * start-up (another library's constructor reads a file before ours runs),
@@ -99,8 +101,9 @@ void *st_real_lookup(enum st_real_id id);
         return -1;                                                                   \
     }
 
-/* Looks up every START name; safe to call more than once. Returns the
- * number libc does not have (older glibc: e.g. preadv64v2). */
+/* Looks up every START name, as dlsym(RTLD_NEXT) would (real.c says how
+ * most are read from libc's symbol table); safe to call more than once.
+ * Returns the number libc does not have (older glibc: e.g. preadv64v2). */
 int st_real_resolve(void);
 
 /* Looks up every BEFORE_FORK name not found yet (the exec family), once a

@@ -359,7 +359,7 @@ static struct {
     const struct st_report_storage *storage;
     struct scratch sc;
     struct st_report_file row;
-} every;
+} every ST_BULK; /* only for a report with files */
 
 static int rank_cmp(const void *a, const void *b)
 {

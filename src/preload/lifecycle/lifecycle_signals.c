@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "bulk.h"
+#include "env.h"
 #include "exit_report.h"
 #include "lifecycle.h"
 #include "real.h"
@@ -335,7 +336,7 @@ static void on_fatal(int sig, siginfo_t *si, void *ucv)
 static void read_setting(void)
 {
     enabled = 1;
-    const char *v = getenv("SEEKTRACE_SIGNALS");
+    const char *v = ST_ENV(SEEKTRACE_SIGNALS);
     if (!v || !*v)
         return;
     if (strcmp(v, "0") == 0 || strcmp(v, "off") == 0)

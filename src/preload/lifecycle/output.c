@@ -16,6 +16,7 @@
 
 #include "arena.h"
 #include "config.h"
+#include "env.h"
 #include "own_fds.h"
 #include "warn.h"
 
@@ -41,7 +42,7 @@ static int descriptor_named(const char *path)
 
 void st_output_config_load(void)
 {
-    const char *v = getenv("SEEKTRACE_OUTPUT");
+    const char *v = ST_ENV(SEEKTRACE_OUTPUT);
     int fd = v && *v ? descriptor_named(v) : -1;
     st_config.output = NULL;
     st_config.output_fd = -1;

@@ -17,4 +17,11 @@
 #define ST_BULK __attribute__((section(".bss.st_bulk")))
 #endif
 
+/* ST_EARLY puts a variable start-up reads before it writes anything of the
+ * .bss into .data instead: the loader has written the page .data ends in
+ * (it zeroes the start of the .bss that shares it) before any code of ours
+ * runs. Read first, a .bss page is mapped to the zero page, and the first
+ * write then faults a second time. */
+#define ST_EARLY __attribute__((section(".data")))
+
 #endif

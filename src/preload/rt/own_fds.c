@@ -14,6 +14,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "glibc_compat.h"
+
 static int owner_pid;
 
 /* A descriptor a report may go to, known by its identity at start-up, and
@@ -154,7 +156,11 @@ static int saved_fd(const struct start_fd *d)
 
 int st_lifecycle_report_fd_kept(void)
 {
-    keep(&err_fd);
+    /* Only another thread could close fd 2 under the report (its signals
+     * are blocked): a process that never had one spares the duplicate's
+     * getpid, getrlimit, fcntl and fstat. */
+    if (!__libc_single_threaded)
+        keep(&err_fd);
     return st_lifecycle_report_fd();
 }
 

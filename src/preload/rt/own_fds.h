@@ -32,9 +32,10 @@ int st_lifecycle_is_owner(void);
 int st_lifecycle_report_fd(void);
 
 /* The same, at exit, for the report itself: through the duplicate, made
- * now if the program has not closed fd 2, so that another thread of the
- * program closing fd 2 while the report is written cannot take it away, nor
- * put a file of its own under the number (one fcntl more at exit). */
+ * now if the program has not closed fd 2 and has ever had a second thread,
+ * so that another thread of the program closing fd 2 while the report is
+ * written cannot take it away, nor put a file of its own under the number
+ * (one fcntl more at exit). The caller blocks signals meanwhile. */
 int st_lifecycle_report_fd_kept(void);
 
 /* The same for the descriptor SEEKTRACE_OUTPUT names (/dev/stdout,

@@ -17,6 +17,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "dynsym.h"
 #include "glibc_compat.h"
 #include "loaded_object.h"
 
@@ -35,12 +36,18 @@ struct libc_image {
     int ncode;
 };
 
+/* The symbols of the object that holds _IO_file_jumps, once the hook has
+ * found it (st_stdio_libc_symbol). */
+static struct st_symbols libc_symbols;
+static int libc_found;
+
 static int locate(uintptr_t addr, struct libc_image *img)
 {
     struct st_loaded_object lo;
     memset(img, 0, sizeof *img);
     if (!st_loaded_object(addr, &lo))
         return 0;
+    libc_found = st_symbols_of(lo.base, lo.phdr, lo.phnum, &libc_symbols);
     for (int i = 0; i < lo.phnum; i++) {
         const Elf64_Phdr *ph = &lo.phdr[i];
         struct range r = {lo.base + ph->p_vaddr, lo.base + ph->p_vaddr + ph->p_memsz};
@@ -50,6 +57,12 @@ static int locate(uintptr_t addr, struct libc_image *img)
             img->code[img->ncode++] = r;
     }
     return img->relro.start != 0 && img->ncode > 0;
+}
+
+void *st_stdio_libc_symbol(const char *name)
+{
+    uintptr_t own = libc_found ? st_symbols_lookup(&libc_symbols, name) : 0;
+    return own ? (void *)own : dlsym(RTLD_DEFAULT, name);
 }
 
 static int is_code(const struct libc_image *img, const void *p)
@@ -89,14 +102,14 @@ static const char *verify_layout(const struct libc_image *img, void *const *jump
     if (!is_table(img, jumps))
         return "_IO_file_jumps does not have the shape of struct _IO_jump_t";
     for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
-        void *want = dlsym(RTLD_DEFAULT, expected[i].name);
+        void *want = st_stdio_libc_symbol(expected[i].name);
         if (!want || jumps[expected[i].slot] != want)
             return "glibc's stdio jump table layout is not the one seektrace knows";
     }
     return NULL;
 }
 
-/* A word's bit in the scan's filter: functions start at 16-byte
+/* A word's bucket in the scan's filter: functions start at 16-byte
  * boundaries, so the bits above those tell a few dozen implementations
  * apart. */
 #define FILTER_BITS 1024
@@ -111,16 +124,19 @@ struct scan {
     void **w;
     size_t n;
     const struct st_slot_patch *patches;
-    int np;
-    uint64_t seen[FILTER_BITS / 64]; /* filter_bit of each implementation replaced */
+    /* The patches by their implementation's filter_bit: 1 + the index of
+     * the first, 0 for none; then each one's next of the same bit. */
+    unsigned char first[FILTER_BITS];
+    unsigned char next[UCHAR_MAX];
     size_t table_ok; /* 1 + the word the last table proved valid begins at; 0: none */
 };
 
 /* Which patch word k takes (its index), or -1 to keep it: an
- * implementation we replace, at its slot of a table. */
+ * implementation we replace, at its slot of a table. Only the patches of
+ * the word's filter bucket are compared (one, as a rule). */
 static int replacement(struct scan *s, size_t k)
 {
-    for (int i = 0; i < s->np; i++) {
+    for (int i = s->first[filter_bit((uintptr_t)s->w[k])] - 1; i >= 0; i = s->next[i] - 1) {
         size_t slot = (size_t)s->patches[i].slot;
         if (s->w[k] != *s->patches[i].orig || k < slot || k - slot + ST_SLOT_COUNT > s->n)
             continue;
@@ -163,11 +179,10 @@ static int find_entries(struct scan *s, struct entries *e)
     e->n = 0;
     for (size_t k = 0; k < s->n; k++) {
         /* Most words of the RELRO are no implementation we replace: one
-         * bit test each rules them out, not one compare per patch
-         * (thousands of words, at every start-up); a word whose bit is set
-         * is checked in full. */
-        unsigned bit = filter_bit((uintptr_t)s->w[k]);
-        if (!(s->seen[bit / 64] >> (bit % 64) & 1))
+         * load each rules them out, not one compare per patch (thousands
+         * of words, at every start-up); a word whose bucket holds a patch
+         * is checked against it. */
+        if (!s->first[filter_bit((uintptr_t)s->w[k])])
             continue;
         int r = replacement(s, k);
         if (r < 0)
@@ -252,24 +267,27 @@ const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n)
     if (why)
         return why;
     for (int i = 0; i < n; i++) {
-        void *impl = patches[i].name ? dlsym(RTLD_DEFAULT, patches[i].name) : jumps[patches[i].slot];
+        void *impl = patches[i].name ? st_stdio_libc_symbol(patches[i].name) : jumps[patches[i].slot];
         if (!impl)
             return "a stdio implementation seektrace hooks is missing from libc";
         *patches[i].orig = impl;
     }
 
     uintptr_t first = (img.relro.start + sizeof(void *) - 1) & ~(uintptr_t)(sizeof(void *) - 1);
-    struct scan s = {&img, (void **)first, (img.relro.end - first) / sizeof(void *), patches, n,
-                     {0}, 0};
-    for (int i = 0; i < n; i++) {
+    if (n > UCHAR_MAX)
+        return "too many stdio jump table entries to patch";
+    struct scan s = {&img, (void **)first, (img.relro.end - first) / sizeof(void *), patches,
+                     {0}, {0}, 0};
+    for (int i = n - 1; i >= 0; i--) {
         unsigned bit = filter_bit((uintptr_t)*patches[i].orig);
-        s.seen[bit / 64] |= 1ull << (bit % 64);
+        s.next[i] = s.first[bit];
+        s.first[bit] = (unsigned char)(i + 1);
     }
-    void **wide = dlsym(RTLD_DEFAULT, "_IO_wfile_jumps");
+    void **wide = st_stdio_libc_symbol("_IO_wfile_jumps");
     if (!covers(&s, jumps) || (wide && !covers(&s, wide)))
         return "glibc's stdio jump tables are not where their values say";
     struct entries e;
-    if (n > UCHAR_MAX + 1 || !find_entries(&s, &e))
+    if (!find_entries(&s, &e))
         return "too many stdio jump table entries to patch";
     if (patch(&s, &e) != 0)
         return "cannot make glibc's stdio jump tables writable (mprotect refused)";
@@ -288,8 +306,12 @@ const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n)
  * seek is end(). Cookie streams run our functions through glibc's own
  * cookie table, which we do not patch, on every glibc and capture mode. */
 
-/* Exported by every glibc since 2.2.5, looked up when needed so that the
- * library still loads beside another C library. */
+/* Exported by every glibc since 2.2.5. The list and its lock are linked
+ * to (accounts/streams.c and lifecycle/exit_report.c use them too); the
+ * two that only this file needs are looked up in libc's own table. */
+extern FILE *_IO_list_all;
+extern void _IO_list_lock(void);
+extern void _IO_list_unlock(void);
 struct list_api {
     FILE **list_all;
     void (*lock)(void), (*unlock)(void);
@@ -327,12 +349,12 @@ static int tail_seek(void *cookie, off64_t *pos, int whence)
 
 static int find_list_api(struct list_api *api)
 {
-    api->list_all = dlsym(RTLD_DEFAULT, "_IO_list_all");
-    api->lock = (void (*)(void))dlsym(RTLD_DEFAULT, "_IO_list_lock");
-    api->unlock = (void (*)(void))dlsym(RTLD_DEFAULT, "_IO_list_unlock");
-    api->un_link = (void (*)(FILE *))dlsym(RTLD_DEFAULT, "_IO_un_link");
-    api->link_in = (void (*)(FILE *))dlsym(RTLD_DEFAULT, "_IO_link_in");
-    return api->list_all && api->lock && api->unlock && api->un_link && api->link_in;
+    api->list_all = &_IO_list_all;
+    api->lock = _IO_list_lock;
+    api->unlock = _IO_list_unlock;
+    api->un_link = (void (*)(FILE *))st_stdio_libc_symbol("_IO_un_link");
+    api->link_in = (void (*)(FILE *))st_stdio_libc_symbol("_IO_link_in");
+    return api->un_link && api->link_in;
 }
 
 /* glibc's flag for a stream on its list (libio.h). */

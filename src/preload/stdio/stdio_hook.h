@@ -61,6 +61,13 @@ extern unsigned st_glibc_rules;
  * (then nothing is patched). */
 const char *st_stdio_hook_install(const struct st_slot_patch *patches, int n);
 
+/* A symbol of the C library: once st_stdio_hook_install has found the
+ * object that holds _IO_file_jumps, its own definition, read from its
+ * symbol table (a dlsym costs every process ~900 instructions a name);
+ * dlsym(RTLD_DEFAULT)'s answer before that, or where that table has none.
+ * NULL when there is no such symbol (another C library). */
+void *st_stdio_libc_symbol(const char *name);
+
 /* Places the two streams around the program's, for an exit under way:
  * begin() runs when glibc's exit-time cleanup flushes its first stream,
  * end() when it has synced its last. Returns 0 when they could not be

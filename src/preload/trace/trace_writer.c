@@ -16,6 +16,7 @@
 #include "arena.h"
 #include "bulk.h"
 #include "config.h"
+#include "env.h"
 #include "proc_self.h"
 #include "staleness.h"
 #include "trace_clock.h"
@@ -97,7 +98,7 @@ void st_trace_config_load(void)
 {
     st_config.trace_dir = NULL;
     st_config.trace_max = DEFAULT_CAP;
-    const char *v = getenv("SEEKTRACE_TRACE_MAX");
+    const char *v = ST_ENV(SEEKTRACE_TRACE_MAX);
     uint64_t size;
     if (v && *v) {
         if (st_parse_size(v, &size) != 0 || size < MIN_CAP)
@@ -106,14 +107,14 @@ void st_trace_config_load(void)
             st_config.trace_max = size;
     }
     st_config.trace_tsc = 1;
-    v = getenv("SEEKTRACE_TRACE_CLOCK");
+    v = ST_ENV(SEEKTRACE_TRACE_CLOCK);
     if (v && *v) {
         if (strcmp(v, "monotonic") == 0)
             st_config.trace_tsc = 0;
         else if (strcmp(v, "auto") != 0)
             st_warn("SEEKTRACE_TRACE_CLOCK=%s is not 'auto' or 'monotonic'; using auto", v);
     }
-    v = getenv("SEEKTRACE_TRACE");
+    v = ST_ENV(SEEKTRACE_TRACE);
     if (!v || !*v)
         return;
     char dir[MAX_PATH];

@@ -5,13 +5,13 @@
  * constructor, or earlier from the first interposed call if another
  * library's constructor reads a file before ours runs. */
 #define _GNU_SOURCE 1
-#include <dlfcn.h>
 #include <pthread.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "bulk.h"
 #include "config.h"
+#include "env.h"
 #include "exit_report.h"
 #include "infer.h"
 #include "lifecycle.h"
@@ -32,7 +32,7 @@
 #include "wrappers.h"
 
 enum { UNINIT, INITIALISING, READY };
-static int state;
+static int state ST_EARLY;
 
 /* glibc's exit-time stdio cleanup begins (stdio_hook.h): what it does is
  * charged to "exit". */
@@ -71,7 +71,7 @@ static void after_fork_parent(void)
  * library: looked up, so that the library still loads beside one. */
 static const char *libc_version(void)
 {
-    const char *(*version)(void) = (const char *(*)(void))dlsym(RTLD_DEFAULT, "gnu_get_libc_version");
+    const char *(*version)(void) = (const char *(*)(void))st_stdio_libc_symbol("gnu_get_libc_version");
     return version ? version() : NULL;
 }
 
@@ -79,12 +79,13 @@ static void initialise(void)
 {
     st_self.busy++;
     st_self.own_io++; /* dlsym, the hook's checks: whatever they read is ours */
+    st_env_load();
     st_real_resolve();
     st_storage_start();
     st_config_load(st_trace_config_load, st_output_config_load);
     st_trace_init(); /* SEEKTRACE_TRACE */
     st_sites_init(st_config.stack);
-    const char *forced = getenv("SEEKTRACE_CAPTURE");
+    const char *forced = ST_ENV(SEEKTRACE_CAPTURE);
     static const char forced_reason[] = "SEEKTRACE_CAPTURE=inferred";
     const char *why = forced && strcmp(forced, "inferred") == 0
                           ? forced_reason
@@ -106,7 +107,7 @@ static void initialise(void)
     st_self.busy--;
 }
 
-int st_init_done;
+int st_init_done ST_EARLY; /* read by every entry point first (ensure_init.h) */
 
 void st_ensure_init_slow(void)
 {
