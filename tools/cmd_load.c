@@ -8,7 +8,6 @@
  * half-way is retried from there. Credentials come from the environment
  * only, never the command line (where ps shows them). */
 #define _GNU_SOURCE 1
-#include <curl/curl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "curl_loaded.h"
 #include "export_clickhouse.h"
 #include "tool.h"
 
@@ -49,6 +49,7 @@ static const char usage[] =
 #define MAX_CHUNK_BYTES (32u << 20)
 
 struct loader {
+    const struct curl_api *api;
     CURL *curl;
     char *url;          /* ends with '/' */
     const char *db;
@@ -78,17 +79,17 @@ static int post_once(struct loader *l, const char *params, const char *body, siz
 {
     char url[2048];
     snprintf(url, sizeof url, "%s%s", l->url, params);
-    curl_easy_setopt(l->curl, CURLOPT_URL, url);
-    curl_easy_setopt(l->curl, CURLOPT_POSTFIELDS, body);
-    curl_easy_setopt(l->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
+    l->api->easy_setopt(l->curl, CURLOPT_URL, url);
+    l->api->easy_setopt(l->curl, CURLOPT_POSTFIELDS, body);
+    l->api->easy_setopt(l->curl, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len);
     l->answer_len = 0;
     l->answer[0] = '\0';
-    CURLcode rc = curl_easy_perform(l->curl);
+    CURLcode rc = l->api->easy_perform(l->curl);
     if (rc != CURLE_OK) {
-        snprintf(l->answer, sizeof l->answer, "%s", curl_easy_strerror(rc));
+        snprintf(l->answer, sizeof l->answer, "%s", l->api->easy_strerror(rc));
         return rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ? 1 : -1;
     }
-    curl_easy_getinfo(l->curl, CURLINFO_RESPONSE_CODE, &l->status);
+    l->api->easy_getinfo(l->curl, CURLINFO_RESPONSE_CODE, &l->status);
     if (l->status == 200)
         return 0;
     /* ClickHouse's error: its first line. */
@@ -356,21 +357,24 @@ int cmd_load(int argc, char **argv)
     if (!npos)
         tool_usage_error("load", "no trace or directory given");
     l.url = check_url(url);
-    if (curl_global_init(CURL_GLOBAL_DEFAULT) != 0 || !(l.curl = curl_easy_init()))
+    const char *why = NULL;
+    if (!(l.api = curl_loaded(&why)))
+        tool_bad_input("cannot load libcurl (%s): install Debian's libcurl4", why);
+    if (l.api->global_init(CURL_GLOBAL_DEFAULT) != 0 || !(l.curl = l.api->easy_init()))
         tool_bad_input("cannot initialise libcurl");
-    curl_easy_setopt(l.curl, CURLOPT_WRITEFUNCTION, on_answer);
-    curl_easy_setopt(l.curl, CURLOPT_WRITEDATA, &l);
-    curl_easy_setopt(l.curl, CURLOPT_CONNECTTIMEOUT, 10L);
+    l.api->easy_setopt(l.curl, CURLOPT_WRITEFUNCTION, on_answer);
+    l.api->easy_setopt(l.curl, CURLOPT_WRITEDATA, &l);
+    l.api->easy_setopt(l.curl, CURLOPT_CONNECTTIMEOUT, 10L);
     /* A stalled server, not a long insert, is what ends a request. */
-    curl_easy_setopt(l.curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(l.curl, CURLOPT_LOW_SPEED_TIME, 300L);
-    curl_easy_setopt(l.curl, CURLOPT_NOSIGNAL, 1L);
+    l.api->easy_setopt(l.curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    l.api->easy_setopt(l.curl, CURLOPT_LOW_SPEED_TIME, 300L);
+    l.api->easy_setopt(l.curl, CURLOPT_NOSIGNAL, 1L);
     const char *user = getenv("SEEKTRACE_CLICKHOUSE_USER");
     const char *password = getenv("SEEKTRACE_CLICKHOUSE_PASSWORD");
     if (user && *user) {
-        curl_easy_setopt(l.curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
-        curl_easy_setopt(l.curl, CURLOPT_USERNAME, user);
-        curl_easy_setopt(l.curl, CURLOPT_PASSWORD, password ? password : "");
+        l.api->easy_setopt(l.curl, CURLOPT_HTTPAUTH, CURLAUTH_BASIC);
+        l.api->easy_setopt(l.curl, CURLOPT_USERNAME, user);
+        l.api->easy_setopt(l.curl, CURLOPT_PASSWORD, password ? password : "");
     }
     /* Each directory a run; the trace files given, one run together. */
     int failed = 0;
@@ -397,8 +401,8 @@ int cmd_load(int argc, char **argv)
     }
     free(files);
     free(pos);
-    curl_easy_cleanup(l.curl);
-    curl_global_cleanup();
+    l.api->easy_cleanup(l.curl);
+    l.api->global_cleanup();
     free(l.url);
     return failed ? EXIT_BAD_INPUT : 0;
 }
