@@ -3,7 +3,8 @@
  * libc's symbol table instead of asking dlsym; every one must be what
  * dlsym(RTLD_NEXT) gives, here from the test program, which real.c is
  * linked into. real_shim.so, linked before libc, defines pread64 and dup3:
- * those are the shim's. */
+ * neither may be libc's (under a sanitizer its runtime, loaded first,
+ * defines pread64 too, and is dlsym's answer). */
 #define _GNU_SOURCE 1
 #include <setjmp.h>
 #include <stdarg.h>
@@ -30,7 +31,8 @@ static void check(const char *name, void *got, enum st_real_when when)
         fail_msg("%s: st_real_resolve gave %p, dlsym(RTLD_NEXT) %p", name, got, want);
     Dl_info info;
     assert_true(dladdr(want, &info));
-    if (strstr(info.dli_fname, "real_shim"))
+    if ((strcmp(name, "pread64") == 0 || strcmp(name, "dup3") == 0) &&
+        !strstr(info.dli_fname, "libc.so"))
         shimmed++;
     checked++;
 }
