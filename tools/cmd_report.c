@@ -178,27 +178,27 @@ static void origin_add(struct rctx *c, const struct process *p)
 /* A rendered seektrace.report/2 object with, for a trace, its origin and
  * a "trace" member when the trace was not complete (the object ends in
  * "}\n"). */
-static void write_json_object(const struct process *p, const char *json, size_t len)
+static void write_json_object(const struct process *p)
 {
-    if ((p->kind == SOURCE_TRACE || p->start_realtime_ns) && len >= 2 && json[len - 2] == '}') {
-        out_write(json, len - 2);
-        if (p->start_realtime_ns)
-            origin_json(p->host, p->start_realtime_ns, p->duration_ns, p->labels, p->nlabels);
-        if (p->kind != SOURCE_TRACE || strcmp(p->status, "complete") == 0) {
-            out_printf("}\n");
-            return;
-        }
-        out_printf(",\"trace\":{\"status\":\"%s\",\"source\":", p->status);
-        fflush(stdout);
-        json_str(stdout, p->source);
-        out_printf(",\"events_lost\":%" PRIu64, p->events_lost);
-        const char *stopped = st_trace_stop_name(p->stop_reason);
-        if (stopped)
-            out_printf(",\"stopped\":\"%s\"", stopped);
-        out_printf("}}\n");
-    } else {
-        out_write(json, len);
+    if (!(p->kind == SOURCE_TRACE || p->start_realtime_ns)) {
+        out_report_json(&p->report, 0);
+        return;
     }
+    out_report_json(&p->report, 1);
+    if (p->start_realtime_ns)
+        origin_json(p->host, p->start_realtime_ns, p->duration_ns, p->labels, p->nlabels);
+    if (p->kind != SOURCE_TRACE || strcmp(p->status, "complete") == 0) {
+        out_printf("}\n");
+        return;
+    }
+    out_printf(",\"trace\":{\"status\":\"%s\",\"source\":", p->status);
+    fflush(stdout);
+    json_str(stdout, p->source);
+    out_printf(",\"events_lost\":%" PRIu64, p->events_lost);
+    const char *stopped = st_trace_stop_name(p->stop_reason);
+    if (stopped)
+        out_printf(",\"stopped\":\"%s\"", stopped);
+    out_printf("}}\n");
 }
 
 /* The merged document's head, once, before its first process: an input
@@ -262,27 +262,24 @@ static int on_process(struct process *p, void *vctx)
     note_status(p);
     origin_add(c, p);
     if (c->single && o->by == BY_FILE) {
-        size_t len;
-        struct st_text_opts t = text_opts(o, &p->report);
-        char *s = render_report(&p->report, o->json, &t, &len);
         if (o->json) {
-            write_json_object(p, s, len);
+            write_json_object(p);
         } else {
+            size_t len;
+            struct st_text_opts t = text_opts(o, &p->report);
+            char *s = render_report(&p->report, 0, &t, &len);
             out_write(s, len);
+            free(s);
             origin_text(p->host, p->start_realtime_ns, p->duration_ns, p->labels, p->nlabels);
             devices_print(&c->devices);
         }
-        free(s);
         c->loaded++;
         return 0;
     }
     if (o->json && o->by != BY_SITE) {
-        size_t len;
-        char *s = render_report(&p->report, 1, NULL, &len);
         merged_json_start(c);
         out_printf("%s", c->json_count++ ? "," : "");
-        write_json_object(p, s, len);
-        free(s);
+        write_json_object(p);
     }
     merged_add(c->merged, &p->report);
     prow_push(&c->rows, &c->nrows, &c->caprows, p);
@@ -479,11 +476,9 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
     if (o->by == BY_SITE) {
         site_table(&m, o, &c.skipped);
     } else if (o->json) {
-        size_t len;
-        char *s = render_report(&m, 1, NULL, &len);
         out_printf("],\"merged\":");
-        /* The rendered object ends in "}\n". */
-        out_write(s, len >= 2 ? len - 1 : len);
+        out_report_json(&m, 1);
+        out_printf("}");
         if (c.first_ns) {
             char *labels[ST_LABELS_MAX];
             int nl = labels_split(c.labels, c.labels_len, labels);
@@ -509,7 +504,6 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
             out_printf("]");
         }
         out_printf("}\n");
-        free(s);
     } else {
         size_t complete = 0;
         for (size_t i = 0; i < c.nrows; i++)

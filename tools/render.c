@@ -39,6 +39,20 @@ char *render_report(const struct st_report *r, int json, const struct st_text_op
     return buf;
 }
 
+void out_report_json(const struct st_report *r, int open)
+{
+    static struct st_outbuf out;
+    if (fflush(stdout) != 0)
+        tool_bad_input("cannot write the output: %s", strerror(errno));
+    st_out_init(&out, STDOUT_FILENO);
+    if (open)
+        st_report_write_json_open(r, &out);
+    else
+        st_report_write_json(r, &out);
+    if (st_out_flush(&out) != 0)
+        tool_bad_input("cannot write the output: %s", strerror(errno));
+}
+
 void argv_line(const struct st_report *r, char *buf, size_t size)
 {
     size_t n = 0;

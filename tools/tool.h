@@ -145,6 +145,10 @@ void merged_free(struct merged *m);
  * terminated); text with t's file limit and hint (NULL: as at exit). */
 char *render_report(const struct st_report *r, int json, const struct st_text_opts *t,
                     size_t *len);
+/* r's JSON object written to stdout as it is rendered, never held whole
+ * (1000 rows are 17 MB of JSON); open: without its closing "}\n", for the
+ * caller's own keys. */
+void out_report_json(const struct st_report *r, int open);
 
 /* After a text report: the block devices under its files read, with their
  * read_ahead_kb as it is when the report is made (devices.c): of a

@@ -198,7 +198,8 @@ static void hints(struct st_json *j, const struct st_report *r)
     st_json_end_array(j);
 }
 
-void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
+/* The report object, all but its closing brace. */
+static void write_open(const struct st_report *r, struct st_outbuf *o)
 {
     struct st_json j;
     st_json_init(&j, o);
@@ -281,6 +282,15 @@ void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
     st_json_end_array(&j);
     findings(&j, r);
     hints(&j, r);
-    st_json_end_object(&j);
-    st_out_str(o, "\n");
+}
+
+void st_report_write_json(const struct st_report *r, struct st_outbuf *o)
+{
+    write_open(r, o);
+    st_out_str(o, "}\n");
+}
+
+void st_report_write_json_open(const struct st_report *r, struct st_outbuf *o)
+{
+    write_open(r, o);
 }

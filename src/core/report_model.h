@@ -166,5 +166,8 @@ struct st_text_opts {
 void st_report_write_text_opts(const struct st_report *r, const struct st_text_opts *t,
                                struct st_outbuf *out);
 void st_report_write_json(const struct st_report *r, struct st_outbuf *out);
+/* The same object without its closing "}\n", for a caller that adds keys
+ * of its own (",\"key\":value", then "}"). */
+void st_report_write_json_open(const struct st_report *r, struct st_outbuf *out);
 
 #endif
