@@ -165,17 +165,29 @@ static void publish_new(int fd, struct st_file *file, struct st_desc *d)
         block_retire(d);
 }
 
-/* The record of the file just opened on fd: named from its directory's
- * name and the entry when name_in_dir.h allows (no readlink), else as
- * st_file_of_opening names it, from the name given when that is not
- * relative to another directory. The directory's entry is only peeked at:
- * one this table does not know is named by /proc, as before. */
-static struct st_file *opened_file(int fd, int dir, const char *path, int flags)
+/* The record of a file opened by an entry of the directory dir, named from
+ * the directory's name and the entry when name_in_dir.h allows (no
+ * readlink), else NULL. The directory's entry is only peeked at: one this
+ * table does not know is left to /proc. Not inlined: its name buffer is
+ * gone before st_file_of_opening's is on the stack (wrappers run on
+ * signal handlers' stacks). */
+static __attribute__((noinline)) struct st_file *file_in_dir(int dir, const char *path, int flags)
 {
-    const struct st_fd *d = dir == AT_FDCWD ? NULL : st_fd_peek(dir);
+    const struct st_fd *d = st_fd_peek(dir);
     char name[4096];
     if (d && !d->file->unnamed && st_name_in_dir(d->file->path, path, flags, name, sizeof name))
         return st_file_get(name);
+    return NULL;
+}
+
+/* The record of the file just opened on fd: file_in_dir's, else as
+ * st_file_of_opening names it, from the name given when that is not
+ * relative to another directory. */
+static struct st_file *opened_file(int fd, int dir, const char *path, int flags)
+{
+    struct st_file *f = dir == AT_FDCWD ? NULL : file_in_dir(dir, path, flags);
+    if (f)
+        return f;
     return st_file_of_opening(fd, dir == AT_FDCWD || (path && path[0] == '/') ? path : NULL);
 }
 

@@ -142,21 +142,15 @@ static int counted(const struct st_cell *c)
     return c->site && live && st_tally_any(live);
 }
 
-/* Marks f's counted sites not named yet (symbols pointing at mark); adds
- * their frames to *nframes. */
-static void mark_sites(const struct st_file *f, struct st_report_frame *mark, size_t *nframes)
+/* Marks the counted sites of a list of cells not named yet (symbols
+ * pointing at mark); adds their frames to *nframes. */
+static void mark_sites(const struct st_cell *c, struct st_report_frame *mark, size_t *nframes)
 {
-    for (const struct st_cell *c = f->direct_cells; c; c = c->next_of_owner)
+    for (; c; c = c->next_of_owner)
         if (counted(c) && !c->site->symbols) {
             c->site->symbols = mark;
             *nframes += (size_t)c->site->nframes;
         }
-    for (const struct st_stream *st = f->streams; st; st = st->next_in_file)
-        for (const struct st_cell *c = st->cells; c; c = c->next_of_owner)
-            if (counted(c) && !c->site->symbols) {
-                c->site->symbols = mark;
-                *nframes += (size_t)c->site->nframes;
-            }
 }
 
 /* Every site the rows will show, named in one call (st_symbolize_many),
@@ -169,25 +163,26 @@ static void name_sites_at_once(void)
     if (frames_stay_raw())
         return;
     size_t nframes = 0;
-    for (const struct st_file *f = st_files_first(); f; f = f->next_all)
-        mark_sites(f, &mark, &nframes);
+    for (const struct st_file *f = st_files_first(); f; f = f->next_all) {
+        mark_sites(f->direct_cells, &mark, &nframes);
+        for (const struct st_stream *st = f->streams; st; st = st->next_in_file)
+            mark_sites(st->cells, &mark, &nframes);
+    }
     uintptr_t *pcs = nframes ? st_alloc(nframes * sizeof *pcs) : NULL;
-    struct st_report_frame *named = nframes ? st_alloc(nframes * sizeof *named) : NULL;
+    struct st_report_frame *named = pcs ? st_alloc(nframes * sizeof *named) : NULL;
     size_t at = 0;
     for (struct st_site *s = st_sites_first(); s; s = s->next_all)
         if (s->symbols == &mark) {
-            if (pcs && named)
+            if (named) {
                 memcpy(&pcs[at], s->frames, (size_t)s->nframes * sizeof *pcs);
+                s->symbols = &named[at];
+            } else {
+                s->symbols = NULL;
+            }
             at += (size_t)s->nframes;
         }
-    if (pcs && named && at == nframes)
+    if (named)
         st_symbolize_many(pcs, nframes, named);
-    at = 0;
-    for (struct st_site *s = st_sites_first(); s; s = s->next_all)
-        if (s->symbols == &mark) {
-            s->symbols = pcs && named && at + (size_t)s->nframes <= nframes ? &named[at] : NULL;
-            at += (size_t)s->nframes;
-        }
 }
 
 /* Adds a cell's counts to the file's entry for its site. */
