@@ -88,11 +88,13 @@ class Ctx:
 
     def traced_env(self, base=None):
         """The environment of traced programs: in a sanitized build, ASan
-        leaves their signals (the crash tests) and their leaks alone."""
+        leaves their signals (the crash tests) and their leaks alone, and gives
+        no thread an alternate signal stack a report could run off
+        (tests/reliability/CMakeLists.txt)."""
         e = dict(base if base is not None else os.environ)
         if self.a.preload_prefix:
             e["ASAN_OPTIONS"] = ("detect_leaks=0:handle_segv=0:handle_sigbus=0:handle_abort=0:"
-                                 "handle_sigfpe=0:allow_user_segv_handler=1")
+                                 "handle_sigfpe=0:allow_user_segv_handler=1:use_sigaltstack=0")
         return e
 
     def st(self, *args, rc=0, env=None, input=None, strace_to=None):
