@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "debuginfo_local.h"
 #include "tool.h"
 
 /* A module file as found on this machine. */
@@ -58,7 +59,7 @@ struct symctx {
 
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = debuginfo_find_local,
     .section_address = dwfl_offline_section_address,
 };
 

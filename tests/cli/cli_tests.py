@@ -788,6 +788,68 @@ def case_run_symbolize_later(ctx):
            f"rebuilt program: {stale}")
 
 
+def case_debug_files(ctx):
+    """Sites are named from separate debug files found by debug link, beside
+    the program or in its .debug directory, as libdwfl's standard search
+    finds them; and with no debuginfod server configured (DEBUGINFOD_URLS
+    unset) naming a stripped program does not load libdebuginfod, which
+    brings libcurl, GnuTLS and OpenSSL into the command (debuginfo_local.h)."""
+    progs = {}
+    for how in ("beside", "subdir", "none"):
+        d = ctx.newdir(f"debug-{how}")
+        prog = os.path.join(d, "prog")
+        shutil.copy(ctx.a.demo, prog)  # built with -g
+        debug = os.path.join(d, ".debug", "prog.debug") if how == "subdir" else prog + ".debug"
+        os.makedirs(os.path.dirname(debug), exist_ok=True)
+        subprocess.run(["objcopy", "--only-keep-debug", prog, debug], check=True)
+        subprocess.run(["strip", "--strip-all", prog], check=True)
+        if how != "none":
+            subprocess.run(["objcopy", f"--add-gnu-debuglink={debug}", prog], check=True)
+        else:
+            os.unlink(debug)
+        progs[how] = prog
+    d = ctx.newdir("debug-run")
+    traces = os.path.join(d, "traces")
+    script = " && ".join(f'"${i}" "{os.path.join(d, k)}.dat" --seeks 20'
+                         for i, k in enumerate(progs, start=1))
+    ctx.st("run", "-q", "--trace", traces, "--", "/bin/sh", "-c", script, "sh", *progs.values())
+    def report_opening(name, env):
+        """report --json of the traces, and the libraries it opened."""
+        log = os.path.join(d, name)
+        p = subprocess.run(["strace", "-f", "-qq", "-e", "trace=openat", "-e", "signal=none",
+                            "-o", log, ctx.a.seektrace, "report", "--json", traces],
+                           capture_output=True, env=env, timeout=120)
+        expect(p.returncode == 0, f"report: exit {p.returncode}: {p.stderr[-500:]}")
+        with open(log, errors="replace") as fh:
+            opened = [line for line in fh if "libdebuginfod" in line and " = -1 " not in line]
+        return json.loads(p.stdout), opened
+
+    env = {k: v for k, v in os.environ.items() if k != "DEBUGINFOD_URLS"}
+    report, loaded = report_opening("report.strace", env)
+    for how, prog in progs.items():
+        frames = site_frames(report, os.path.join(d, how) + ".dat")
+        expect(frames, f"{how}: no site")
+        top = frames[0][0]
+        expect(top.get("module") == prog, f"{how}: module {top}")
+        if how == "none":
+            expect(top.get("function") is None and top.get("source") is None,
+                   f"{how}: named without a debug file: {top}")
+        else:
+            expect(top.get("function") == "main" and top.get("source", "").endswith("fseek2006.c")
+                   and top.get("line", 0) > 0, f"{how}: not named from its debug file: {top}")
+    expect(not loaded, f"libdebuginfod loaded with no server configured: {loaded[:2]}")
+    # Where libdebuginfod is installed, a configured server brings the
+    # standard search back whole (a port nothing listens on: refused at once).
+    installed = subprocess.run(["/sbin/ldconfig", "-p"], capture_output=True,
+                               text=True).stdout.count("libdebuginfod.so.1")
+    if installed:
+        env.update(DEBUGINFOD_URLS="http://127.0.0.1:9/", XDG_CACHE_HOME=ctx.newdir("cache"))
+        again, loaded = report_opening("report-urls.strace", env)
+        expect(loaded, "DEBUGINFOD_URLS set: the standard search did not run")
+        expect(again["merged"]["files"] == report["merged"]["files"],
+               "names differ with a debuginfod server configured")
+
+
 def case_crash_segv(ctx):
     crash_case(ctx, "segv", signal.SIGSEGV)
 
