@@ -87,7 +87,7 @@ int html_paths(const char *out, char **paths, size_t n, const struct html_opts *
     prow_tree_order(c.rows, c.nrows);
     struct st_report first, m;
     prow_first(c.rows, c.nrows, &first);
-    merged_report(c.merged, &m, c.nrows ? &first : NULL);
+    merged_report(c.merged, &m, c.nrows ? &first : NULL, NULL);
     char cmd[200];
     argv_line(&first, cmd, sizeof cmd);
     if (!c.nrows)

@@ -35,14 +35,14 @@ static const char usage[] =
     "  --top N                 at most N rows in site and process tables and, for\n"
     "                          several processes, the file and command tables (text:\n"
     "                          20 sites and processes, 10 files and commands by\n"
-    "                          default; JSON lists all, of one process of more than\n"
-    "                          1000 files the worst 1000 and the rest summed)\n"
+    "                          default; JSON lists all, of more than 1000 files the\n"
+    "                          worst 1000 and the rest summed)\n"
     "  --full                  text, several processes: list everything: every\n"
     "                          process, file, stream and call site (by default the\n"
     "                          processes are grouped by command, and files and sites\n"
     "                          costing under 1 % of the run, or 64 KiB, are summed\n"
-    "                          on one line); one process of more than 1000 files:\n"
-    "                          keep every file's row, for --json to list\n"
+    "                          on one line); more than 1000 files: keep every\n"
+    "                          file's row, for --json to list\n"
     "  --from-events           rebuild the accounts from the events even where the\n"
     "                          trace has a footer (a check of the trace itself)\n"
     "  --stats                 statistics of the trace files instead of a report:\n"
@@ -252,6 +252,20 @@ static struct st_footer_rows single_rows(const struct report_opts *o, struct dev
     rows.files = o->json ? ST_REPORT_JSON_FILES : o->top ? o->top : ST_REPORT_TEXT_FILES;
     rows.pairs = o->json ? 0 : ST_REPORT_TEXT_SITES;
     rows.findings = o->json ? ST_REPORT_JSON_FINDINGS : ST_REPORT_TEXT_FINDINGS;
+    return rows;
+}
+
+/* The rows a report of several processes keeps, as single_rows: past
+ * ST_REPORT_JSON_FILES merged files, the JSON's 1000 worst or what the
+ * text prints; every row with --full, and by site, whose table sums every
+ * file's sites. The devices are counted over every file. */
+static struct st_footer_rows merged_rows(const struct report_opts *o, struct devices *devices)
+{
+    struct st_footer_rows rows = single_rows(o, devices);
+    if (o->by != BY_FILE)
+        return (struct st_footer_rows){0};
+    if (!o->json && rows.files)
+        rows.files = merged_text_files(o);
     return rows;
 }
 
@@ -471,7 +485,8 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
     struct st_report first;
     prow_first(c.rows, c.nrows, &first);
     struct st_report m;
-    merged_report(c.merged, &m, c.nrows ? &first : NULL);
+    struct st_footer_rows mrows = merged_rows(o, &c.devices);
+    merged_report(c.merged, &m, c.nrows ? &first : NULL, &mrows);
     size_t top = o->top ? o->top : 20;
     if (o->by == BY_SITE) {
         site_table(&m, o, &c.skipped);
@@ -525,7 +540,7 @@ int report_paths(const struct report_opts *o, char **paths, size_t n)
             process_table(c.rows, c.nrows, o->full ? (size_t)-1 : top);
         } else {
             merged_text(&m, c.rows, c.nrows, o);
-            devices_text(&m);
+            devices_print(&c.devices);
             if (o->full) {
                 struct skipped none = {0};
                 out_printf("\n  every call site:\n");

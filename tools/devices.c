@@ -94,12 +94,3 @@ void devices_print(const struct devices *d)
         out_printf("    ... and %zu more file%s on other devices\n", d->more,
                    d->more == 1 ? "" : "s");
 }
-
-void devices_text(const struct st_report *r)
-{
-    struct devices d;
-    memset(&d, 0, sizeof d);
-    for (size_t i = 0; i < r->nfiles; i++)
-        devices_add(&d, &r->files[i]);
-    devices_print(&d);
-}

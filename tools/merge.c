@@ -6,14 +6,17 @@
  * of the same program counts once whichever process ran it. Memory grows
  * with distinct files and sites, not with the number of processes, and
  * their counts are kept packed (counts_packed.h) until the report is
- * built. */
+ * built. Past a bound the report unpacks a full row only for the files it
+ * prints, as a single trace's does (merged_report). */
 #define _GNU_SOURCE 1
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "counts_packed.h"
 #include "findings.h"
+#include "report_select.h"
 #include "tool.h"
 
 struct msite {
@@ -58,7 +61,7 @@ struct merged {
     char storage_text[640];
     /* the built report */
     struct st_report_file *out_files;
-    struct st_report_site **out_sites;
+    size_t nout;
 };
 
 static size_t hash_str(const char *s)
@@ -160,7 +163,7 @@ static void add_stream(struct mfile *f, const struct st_report_stream *s)
             return;
         }
     if (f->nstreams == f->capstreams) {
-        f->capstreams = f->capstreams ? f->capstreams * 2 : 4;
+        f->capstreams = f->capstreams ? f->capstreams * 2 : 1;
         f->streams = xrealloc(f->streams, f->capstreams * sizeof *f->streams);
     }
     struct mstream *d = &f->streams[f->nstreams++];
@@ -207,7 +210,7 @@ void merged_add(struct merged *m, const struct st_report *r)
                 q++;
             if (q == f->nsites) {
                 if (f->nsites == f->capsites) {
-                    f->capsites = f->capsites ? f->capsites * 2 : 8;
+                    f->capsites = f->capsites ? f->capsites * 2 : 1;
                     f->sites = xrealloc(f->sites, f->capsites * sizeof *f->sites);
                 }
                 struct msite *ms = &f->sites[f->nsites++];
@@ -230,18 +233,116 @@ void merged_add(struct merged *m, const struct st_report *r)
     }
 }
 
+/* A file's merged accounts as a report row: counts unpacked, its stream
+ * and site arrays malloc'd (free_row); paths, caveats and frames are the
+ * merge's own. */
+static void fill_row(const struct mfile *f, struct st_report_file *rf)
+{
+    memset(rf, 0, sizeof *rf);
+    rf->path = f->path;
+    counts_packed_get(&f->counts, &rf->counts);
+    rf->nstreams = f->nstreams;
+    rf->streams = calloc(f->nstreams ? f->nstreams : 1, sizeof *rf->streams);
+    rf->sites = calloc(f->nsites ? f->nsites : 1, sizeof *rf->sites);
+    if (!rf->streams || !rf->sites)
+        tool_bad_input("out of memory");
+    for (size_t k = 0; k < f->nstreams; k++) {
+        const struct mstream *ms = &f->streams[k];
+        struct st_report_stream *s = &rf->streams[k];
+        *s = (struct st_report_stream){.fd = ms->fd,
+                                       .buffer_size = ms->buffer_size,
+                                       .requested_buffer_size = ms->requested_buffer_size,
+                                       .mode = ms->mode,
+                                       .origin = ms->origin,
+                                       .caveat = ms->caveat,
+                                       .folded = ms->folded};
+        counts_packed_get(&ms->counts, &s->counts);
+    }
+    rf->processes = f->processes;
+    rf->processes_with_findings = f->processes_with_findings;
+    rf->device_measured = f->device_processes == f->processes;
+    rf->device_read_bytes = f->device_read_bytes;
+    rf->nsites = f->nsites;
+    for (size_t k = 0; k < f->nsites; k++) {
+        rf->sites[k].frames = f->sites[k].frames;
+        rf->sites[k].nframes = f->sites[k].nframes;
+        counts_packed_get(&f->sites[k].counts, &rf->sites[k].counts);
+    }
+}
+
+static void free_row(struct st_report_file *rf)
+{
+    free(rf->streams);
+    free(rf->sites);
+}
+
 /* The rows of the report built last. */
 static void free_out(struct merged *m)
 {
-    for (size_t i = 0; m->out_files && i < m->n; i++) {
-        free(m->out_files[i].streams);
-        free(m->out_files[i].sites);
-    }
+    for (size_t i = 0; m->out_files && i < m->nout; i++)
+        free_row(&m->out_files[i]);
     free(m->out_files);
     m->out_files = NULL;
+    m->nout = 0;
 }
 
-void merged_report(struct merged *m, struct st_report *out, const struct st_report *first)
+static void *out_rows(size_t n)
+{
+    void *v = calloc(n ? n : 1, sizeof(struct st_report_file));
+    if (!v)
+        tool_bad_input("out of memory");
+    return v;
+}
+
+/* Every file a row, each shown to rows->each_file. */
+static void every_row(struct merged *m, const struct st_footer_rows *rows)
+{
+    m->out_files = out_rows(m->n);
+    for (m->nout = 0; m->nout < m->n; m->nout++) {
+        fill_row(&m->files[m->nout], &m->out_files[m->nout]);
+        if (rows && rows->each_file)
+            rows->each_file(rows->ctx, &m->out_files[m->nout]);
+    }
+}
+
+/* The rows rows asks for (report_select.h), as st_trace_footer_rows keeps
+ * them: each file unpacked once into a scratch row, shown to each_file and
+ * offered; then only those selected unpacked for good. The others' counts,
+ * exactly, go to out->other. */
+static void selected_rows(struct merged *m, const struct st_footer_rows *rows,
+                          struct st_report *out)
+{
+    size_t cap = rows->files + rows->pairs + rows->findings + ST_REPORT_SELECT_EXTRA;
+    struct st_rank *ranks = malloc(cap * sizeof *ranks);
+    const void **kept = malloc(cap * sizeof *kept);
+    struct st_report_select *sel = malloc(sizeof *sel);
+    if (!ranks || !kept || !sel)
+        tool_bad_input("out of memory");
+    st_report_select_init(sel, ranks, rows->files, rows->pairs, rows->findings);
+    for (size_t i = 0; i < m->n; i++) {
+        struct st_report_file scratch;
+        fill_row(&m->files[i], &scratch);
+        st_report_order_sites(&scratch);
+        if (rows->each_file)
+            rows->each_file(rows->ctx, &scratch);
+        st_report_select_offer(sel, &scratch, (const void *)(uintptr_t)(i + 1));
+        free_row(&scratch);
+    }
+    size_t n = st_report_select_kept(sel, kept);
+    m->out_files = out_rows(n);
+    out->other = sel->all;
+    for (m->nout = 0; m->nout < n; m->nout++) {
+        fill_row(&m->files[(uintptr_t)kept[m->nout] - 1], &m->out_files[m->nout]);
+        st_counts_sub(&out->other, &m->out_files[m->nout].counts);
+    }
+    out->nfiles_other = sel->active - n;
+    free(sel);
+    free(kept);
+    free(ranks);
+}
+
+void merged_report(struct merged *m, struct st_report *out, const struct st_report *first,
+                   const struct st_footer_rows *rows)
 {
     memset(out, 0, sizeof *out);
     if (first) {
@@ -254,46 +355,12 @@ void merged_report(struct merged *m, struct st_report *out, const struct st_repo
     out->capture_reason = m->inferred ? m->reason : NULL;
     out->libc_version = m->libc[0] ? m->libc : NULL;
     free_out(m);
-    m->out_files = calloc(m->n ? m->n : 1, sizeof *m->out_files);
-    if (!m->out_files)
-        tool_bad_input("out of memory");
-    for (size_t i = 0; i < m->n; i++) {
-        struct mfile *f = &m->files[i];
-        struct st_report_file *rf = &m->out_files[i];
-        rf->path = f->path;
-        counts_packed_get(&f->counts, &rf->counts);
-        rf->nstreams = f->nstreams;
-        rf->streams = calloc(f->nstreams ? f->nstreams : 1, sizeof *rf->streams);
-        if (!rf->streams)
-            tool_bad_input("out of memory");
-        for (size_t k = 0; k < f->nstreams; k++) {
-            const struct mstream *ms = &f->streams[k];
-            struct st_report_stream *s = &rf->streams[k];
-            *s = (struct st_report_stream){.fd = ms->fd,
-                                           .buffer_size = ms->buffer_size,
-                                           .requested_buffer_size = ms->requested_buffer_size,
-                                           .mode = ms->mode,
-                                           .origin = ms->origin,
-                                           .caveat = ms->caveat,
-                                           .folded = ms->folded};
-            counts_packed_get(&ms->counts, &s->counts);
-        }
-        rf->processes = f->processes;
-        rf->processes_with_findings = f->processes_with_findings;
-        rf->device_measured = f->device_processes == f->processes;
-        rf->device_read_bytes = f->device_read_bytes;
-        rf->nsites = f->nsites;
-        rf->sites = calloc(f->nsites ? f->nsites : 1, sizeof *rf->sites);
-        if (!rf->sites)
-            tool_bad_input("out of memory");
-        for (size_t k = 0; k < f->nsites; k++) {
-            rf->sites[k].frames = f->sites[k].frames;
-            rf->sites[k].nframes = f->sites[k].nframes;
-            counts_packed_get(&f->sites[k].counts, &rf->sites[k].counts);
-        }
-    }
+    if (rows && rows->files && m->n > rows->every_up_to)
+        selected_rows(m, rows, out);
+    else
+        every_row(m, rows);
     out->files = m->out_files;
-    out->nfiles = m->n;
+    out->nfiles = m->nout;
     out->storage = m->storage;
     if (!m->storage.measured) {
         /* One process's reason; how many it stands for when several. */

@@ -61,6 +61,9 @@ void process_table(const struct prow *rows, size_t n, size_t top);
 /* The cost (st_counts_cost) under which a merged report gives a file or a
  * site no row: 1 % of the whole run's, at least 64 KiB. */
 uint64_t merged_noise_floor(const struct st_report *m);
+/* How many worst files the text of a merged report needs rows for: every
+ * file above the noise floor, and --top's. */
+size_t merged_text_files(const struct report_opts *o);
 /* The by-file text of several processes after its first line: the
  * processes by command (each, with --full), then the merged accounts m
  * with the noise floor (none with --full, whose caller then lists every

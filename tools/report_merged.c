@@ -4,7 +4,8 @@
  * processes grouped by command with their sums, then their accounts merged
  * by file, where only files and sites above a noise floor get a row and
  * the rest are summed exactly on one line. --full lists every process,
- * file, stream and site; JSON always lists every process and file. */
+ * file, stream and site; JSON lists every process, and every file up to
+ * 1000 (the worst 1000 past that, as a single process's report). */
 #define _GNU_SOURCE 1
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,14 @@ static void command_table(const struct prow *rows, size_t n, size_t top)
     free(g);
 }
 
+size_t merged_text_files(const struct report_opts *o)
+{
+    /* Each file at or above the floor costs 1 % of the run or more: there
+     * are at most FLOOR_SHARE of them. */
+    size_t shown = o->top ? o->top : 10;
+    return shown > FLOOR_SHARE + 1 ? shown : FLOOR_SHARE + 1;
+}
+
 uint64_t merged_noise_floor(const struct st_report *m)
 {
     uint64_t all = st_counts_cost(&m->other);
@@ -142,7 +151,8 @@ void merged_text(const struct st_report *m, const struct prow *rows, size_t n,
     else
         command_table(rows, n, o->top ? o->top : TOP_COMMANDS);
     struct st_text_opts t = {.max_files = o->full ? (size_t)-1 : o->top ? o->top : 10,
-                             .more_hint = "--full lists all, --json too"};
+                             .more_hint = m->nfiles_other ? "--full lists all, --json --full too"
+                                                          : "--full lists all, --json too"};
     if (!o->full) {
         t.floor = merged_noise_floor(m);
         t.max_streams = MAX_STREAMS;

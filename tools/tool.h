@@ -135,8 +135,12 @@ struct merged;
 struct merged *merged_new(void);
 void merged_add(struct merged *m, const struct st_report *r);
 /* The merged accounts as one report (files summed by path, their streams
- * and sites side by side); valid until merged_free. */
-void merged_report(struct merged *m, struct st_report *out, const struct st_report *first);
+ * and sites side by side); valid until merged_free. With rows, as a
+ * single trace's footer (st_trace_footer_rows): past rows->every_up_to
+ * files only the rows rows asks for, the others summed into `other`; each
+ * file shown to rows->each_file. NULL: every row. */
+void merged_report(struct merged *m, struct st_report *out, const struct st_report *first,
+                   const struct st_footer_rows *rows);
 void merged_free(struct merged *m);
 
 /* ---- rendering -------------------------------------------------------------- */
@@ -151,10 +155,9 @@ char *render_report(const struct st_report *r, int json, const struct st_text_op
 void out_report_json(const struct st_report *r, int open);
 
 /* After a text report: the block devices under its files read, with their
- * read_ahead_kb as it is when the report is made (devices.c): of a
- * report's files, or of files shown one by one (devices_add, as a
- * st_footer_rows's each_file: every file of a report that keeps a few
- * rows) and then printed. */
+ * read_ahead_kb as it is when the report is made (devices.c): of files
+ * shown one by one (devices_add, as a st_footer_rows's each_file: every
+ * file of a report that keeps a few rows), then printed. */
 #define DEVICES_MAX 16
 struct device_files {
     dev_t dev;
@@ -168,7 +171,6 @@ struct devices {
 };
 void devices_add(void *devices, const struct st_report_file *f);
 void devices_print(const struct devices *d);
-void devices_text(const struct st_report *r);
 
 /* "fseek2006 /tmp/d.dat" (argv joined, at most max bytes). */
 void argv_line(const struct st_report *r, char *buf, size_t size);

@@ -2093,6 +2093,79 @@ FIGURE_ZERO = {"kernel_read_bytes": 0, "delivered_bytes": 0, "read_syscalls": 0,
                "write_syscalls": 0}
 
 
+def merged_rows_run(ctx, name, dirs, big):
+    """A run of processes reading dirs x 300 small files with cat, then the
+    big files with dd (4 KiB reads): its trace directory."""
+    d = ctx.newdir(name)
+    for k in range(dirs):
+        os.makedirs(os.path.join(d, f"d{k}"))
+        for i in range(300):
+            with open(os.path.join(d, f"d{k}", f"f{i}.txt"), "w") as fh:
+                fh.write(f"line {i} of {k}\n")
+    for path in big:
+        if not os.path.exists(path):
+            with open(path, "wb") as fh:
+                fh.write(b"x" * (1 << 20))
+    script = "; ".join([f'cat "{d}/d{k}"/* > /dev/null' for k in range(dirs)] +
+                       [f'dd if="{p}" of=/dev/null bs=4k 2>/dev/null' for p in big])
+    traces = os.path.join(d, "traces")
+    ctx.st("run", "-q", "--trace", traces, "--", "/bin/sh", "-c", script)
+    return traces
+
+
+def case_merged_rows_kept(ctx):
+    """A report of several processes past 1000 merged files keeps a full row
+    only for the files it prints, as one process's does (issue 21): the JSON
+    the worst 1000, their totals, findings and hints those of --full, the
+    others summed exactly into other_files; the text a row for every file
+    above its noise floor (each big file), the rest counted and summed on
+    its small-files line. Its peak memory grows by at most 2 KiB a file
+    from 1,200 files to 2,400 (1.2 KiB measured; a full row each took
+    11.8 KiB)."""
+    big = [os.path.join(ctx.tmp, f"big{i}.bin") for i in range(3)]
+    half = merged_rows_run(ctx, "merged-rows-half", 4, big)
+    traces = merged_rows_run(ctx, "merged-rows", 8, big)
+
+    def peak_kb(d):
+        with open(os.devnull, "wb") as null:
+            p = subprocess.Popen([ctx.a.seektrace, "report", d], stdout=null, stderr=null)
+            _, status, ru = os.wait4(p.pid, 0)
+        expect(os.waitstatus_to_exitcode(status) == 0, f"report {d}: status {status}")
+        return ru.ru_maxrss
+
+    # Before any report is read in: a child's peak counts the test's own
+    # resident size when it forks.
+    grown = peak_kb(traces) - peak_kb(half)
+    print(f"report of 1,200 more files: +{grown} kB")
+    expect(grown <= 1200 * 2, f"report peak grew by {grown} kB over 1,200 files (at most 2 KiB each)")
+
+    full = ctx.stj("report", "--json", "--full", traces)["merged"]
+    bounded = ctx.stj("report", "--json", traces)["merged"]
+    n = len(full["files"])
+    expect(n > 2400, f"{n} files merged, expected over 2400")
+    expect(len(bounded["files"]) == 1000 and bounded["files"] == full["files"][:1000],
+           f"JSON rows: {len(bounded['files'])}, not --full's first 1000")
+    expect(bounded.get("other_files", {}).get("files") == n - 1000,
+           f"other_files {bounded.get('other_files')}, expected {n - 1000} files")
+    for key in ("totals", "findings", "hints"):
+        expect(bounded.get(key) == full.get(key), f"{key} differ from --full's")
+    rest = full["files"][1000:]
+    for k in ("kernel_read_bytes", "delivered_bytes", "read_syscalls", "lseek_syscalls"):
+        expect(bounded["other_files"][k] == sum(f[k] for f in rest),
+               f"other_files {k} {bounded['other_files'][k]} != {sum(f[k] for f in rest)}")
+    text, _ = ctx.st("report", traces)
+    rows = [f for f in full["files"] if re.search(r"\s" + re.escape(f["path"]) + "$", text, re.M)]
+    expect(all(p in [f["path"] for f in rows] for p in big), f"big files without a row:\n{text}")
+    small = re.search(r"^  (\d+) small files, each under the noise floor of [^:]+: .* in ([\d,]+) reads",
+                      text, re.M)
+    expect(small and int(small.group(1)) == n - len(rows),
+           f"small files line {small and small.group(0)}, expected {n - len(rows)} files")
+    reads = sum(f["read_syscalls"] for f in full["files"] if f not in rows)
+    expect(small and int(small.group(2).replace(",", "")) == reads,
+           f"small files' reads {small and small.group(2)}, expected {reads}")
+
+
+
 def case_merged_scale(ctx):
     # Issue 23: the merged text report of many processes stays short and
     # names what the JSON names. sqlite3 runs when installed (the issue's
