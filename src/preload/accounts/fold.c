@@ -248,6 +248,11 @@ size_t st_fold_add_totals(struct st_counts *sum)
     return nfolded;
 }
 
+size_t st_fold_count(void)
+{
+    return nfolded;
+}
+
 void st_fold_reset(void)
 {
     nkept = 0;

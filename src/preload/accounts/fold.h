@@ -40,6 +40,8 @@ void st_fold_offer_closed(void);
 
 /* Adds the folded files' counts to sum; returns how many files they are. */
 size_t st_fold_add_totals(struct st_counts *sum);
+/* How many files have folded. */
+size_t st_fold_count(void);
 
 /* A fork child, or counts zeroed after a failed exec: nothing folded yet,
  * nothing kept. */

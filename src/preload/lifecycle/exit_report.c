@@ -196,6 +196,9 @@ static void add_to_site(struct st_report_file *rf, size_t cap, const struct st_c
     if (i == rf->nsites) {
         if (i == cap)
             return;
+        /* Zeroed as it is taken: room is kept for every cell (kilobytes
+         * each), most files use one or two. */
+        memset(&rf->sites[i], 0, sizeof rf->sites[i]);
         rf->sites[i].frames = symbols_of(c->site);
         rf->sites[i].nframes = rf->sites[i].frames ? c->site->nframes : 0;
         rf->nsites++;
@@ -209,8 +212,6 @@ static void fill_sites(struct st_report_file *rf, const struct st_file *f,
 {
     rf->sites = room;
     rf->nsites = 0;
-    if (room)
-        memset(room, 0, cap * sizeof *room);
     for (const struct st_cell *c = f->direct_cells; c; c = c->next_of_owner)
         add_to_site(rf, cap, c);
     for (const struct st_stream *s = f->streams; s; s = s->next_in_file)
@@ -324,9 +325,13 @@ static int select_rows(struct st_report *r)
 {
     int text = st_config.format != ST_FORMAT_JSON;
     size_t rows = text ? ST_REPORT_TEXT_FILES : st_config.report_files, files = 0;
-    for (struct st_file *f = st_files_first(); st_trace_on && f; f = f->next_all)
+    for (struct st_file *f = st_files_first(); f; f = f->next_all)
         files++;
-    if (rows == 0 || (st_trace_on && files <= st_config.report_files))
+    /* No more files than the report has rows for, none folded: the
+     * selection would keep every one, so none is ranked first (a process
+     * of a few files touched pages for each file's row twice). */
+    if (rows == 0 || (st_trace_on && files <= st_config.report_files) ||
+        (files <= rows && !st_fold_count()))
         return keep_all(r);
     size_t nfind = text ? ST_REPORT_TEXT_FINDINGS : ST_REPORT_JSON_FINDINGS;
     size_t npairs = text ? ST_REPORT_TEXT_SITES : 0; /* JSON has no such list */
