@@ -255,17 +255,22 @@ static struct st_footer_rows single_rows(const struct report_opts *o, struct dev
     return rows;
 }
 
-/* The rows a report of several processes keeps, as single_rows: past
- * ST_REPORT_JSON_FILES merged files, the JSON's 1000 worst or what the
- * text prints; every row with --full, and by site, whose table sums every
- * file's sites. The devices are counted over every file. */
+/* The rows a report of several processes keeps: as single_rows for the
+ * JSON (past ST_REPORT_JSON_FILES merged files, the 1000 worst); the text
+ * only ever prints the files above its noise floor and --top's, so it
+ * keeps those whatever the number of files (the same text; a configure
+ * run's 449 files 12.0 -> 6.9 MB); every row with --full, and by site,
+ * whose table sums every file's sites. The devices are counted over every
+ * file. */
 static struct st_footer_rows merged_rows(const struct report_opts *o, struct devices *devices)
 {
     struct st_footer_rows rows = single_rows(o, devices);
     if (o->by != BY_FILE)
         return (struct st_footer_rows){0};
-    if (!o->json && rows.files)
+    if (!o->json && rows.files) {
         rows.files = merged_text_files(o);
+        rows.every_up_to = 0;
+    }
     return rows;
 }
 

@@ -151,8 +151,9 @@ void merged_text(const struct st_report *m, const struct prow *rows, size_t n,
     else
         command_table(rows, n, o->top ? o->top : TOP_COMMANDS);
     struct st_text_opts t = {.max_files = o->full ? (size_t)-1 : o->top ? o->top : 10,
-                             .more_hint = m->nfiles_other ? "--full lists all, --json --full too"
-                                                          : "--full lists all, --json too"};
+                             .more_hint = m->nfiles + m->nfiles_other > ST_REPORT_JSON_FILES
+                                              ? "--full lists all, --json --full too"
+                                              : "--full lists all, --json too"};
     if (!o->full) {
         t.floor = merged_noise_floor(m);
         t.max_streams = MAX_STREAMS;

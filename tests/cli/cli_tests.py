@@ -2113,11 +2113,27 @@ def merged_rows_run(ctx, name, dirs, big):
     return traces
 
 
+def merged_text_accounts(ctx, traces, files, big):
+    """The merged text of traces (files: every merged file) has a row for
+    each big file and counts every other file, and its reads, on its
+    small-files line."""
+    text, _ = ctx.st("report", traces)
+    rows = [f for f in files if re.search(r"\s" + re.escape(f["path"]) + "$", text, re.M)]
+    expect(all(p in [f["path"] for f in rows] for p in big), f"big files without a row:\n{text}")
+    small = re.search(r"^  (\d+) small files, each under the noise floor of [^:]+: .* in ([\d,]+) reads",
+                      text, re.M)
+    expect(small and int(small.group(1)) == len(files) - len(rows),
+           f"small files line {small and small.group(0)}, expected {len(files) - len(rows)} files")
+    reads = sum(f["read_syscalls"] for f in files if f not in rows)
+    expect(small and int(small.group(2).replace(",", "")) == reads,
+           f"small files' reads {small and small.group(2)}, expected {reads}")
+
+
 def case_merged_rows_kept(ctx):
-    """A report of several processes past 1000 merged files keeps a full row
-    only for the files it prints, as one process's does (issue 21): the JSON
-    the worst 1000, their totals, findings and hints those of --full, the
-    others summed exactly into other_files; the text a row for every file
+    """A report of several processes keeps a full row only for the files it
+    prints (issue 21): past 1000 merged files the JSON the worst 1000, their
+    totals, findings and hints those of --full, the others summed exactly
+    into other_files; the text, of 600 files or 2,400, a row for every file
     above its noise floor (each big file), the rest counted and summed on
     its small-files line. Its peak memory grows by at most 2 KiB a file
     from 1,200 files to 2,400 (1.2 KiB measured; a full row each took
@@ -2153,16 +2169,10 @@ def case_merged_rows_kept(ctx):
     for k in ("kernel_read_bytes", "delivered_bytes", "read_syscalls", "lseek_syscalls"):
         expect(bounded["other_files"][k] == sum(f[k] for f in rest),
                f"other_files {k} {bounded['other_files'][k]} != {sum(f[k] for f in rest)}")
-    text, _ = ctx.st("report", traces)
-    rows = [f for f in full["files"] if re.search(r"\s" + re.escape(f["path"]) + "$", text, re.M)]
-    expect(all(p in [f["path"] for f in rows] for p in big), f"big files without a row:\n{text}")
-    small = re.search(r"^  (\d+) small files, each under the noise floor of [^:]+: .* in ([\d,]+) reads",
-                      text, re.M)
-    expect(small and int(small.group(1)) == n - len(rows),
-           f"small files line {small and small.group(0)}, expected {n - len(rows)} files")
-    reads = sum(f["read_syscalls"] for f in full["files"] if f not in rows)
-    expect(small and int(small.group(2).replace(",", "")) == reads,
-           f"small files' reads {small and small.group(2)}, expected {reads}")
+    merged_text_accounts(ctx, traces, full["files"], big)
+    # Under 1000 files too the text keeps only the rows it prints.
+    few = merged_rows_run(ctx, "merged-rows-few", 2, big)
+    merged_text_accounts(ctx, few, ctx.stj("report", "--json", few)["merged"]["files"], big)
 
 
 
