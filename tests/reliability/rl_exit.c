@@ -6,7 +6,7 @@
  * everything up to the very end. Modes: return exit _exit _Exit abort segv
  * bus fpe sigterm sigint sigterm_external sigpipe own_handler ignored
  * sigsuspend stack_overflow threads_sigterm handler_exit_malloc quick_exit
- * query. */
+ * small_thread small_coroutine query. */
 #define _GNU_SOURCE 1
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/time.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 static const char *file;
@@ -205,6 +206,51 @@ static void exit_inside_malloc(void)
     }
 }
 
+/* small_thread, small_coroutine: more reads, on a stack of 16 KiB, and
+ * exit from there. The report at exit must not need that stack. */
+enum { SMALL_STACK = 16 * 1024 };
+
+static void read_and_exit_small(void)
+{
+    char line[100];
+    FILE *f = fopen(file, "r");
+    int n = 0;
+    while (f && n < 50 && fgets(line, sizeof line, f))
+        n++;
+    exit(n == 50 ? 12 : 2);
+}
+
+static void *small_thread(void *arg)
+{
+    read_and_exit_small();
+    return arg;
+}
+
+static void exit_on_small_stack(int coroutine)
+{
+    if (coroutine) {
+        static char stack[SMALL_STACK] __attribute__((aligned(16)));
+        static ucontext_t main_ctx, small_ctx;
+        if (getcontext(&small_ctx) != 0)
+            exit(2);
+        small_ctx.uc_stack.ss_sp = stack;
+        small_ctx.uc_stack.ss_size = sizeof stack;
+        small_ctx.uc_link = &main_ctx;
+        makecontext(&small_ctx, read_and_exit_small, 0);
+        swapcontext(&main_ctx, &small_ctx);
+        exit(2);
+    }
+    pthread_attr_t attr;
+    pthread_t t;
+    long least = sysconf(_SC_THREAD_STACK_MIN);
+    if (pthread_attr_init(&attr) != 0 ||
+        pthread_attr_setstacksize(&attr, least > SMALL_STACK ? (size_t)least : SMALL_STACK) != 0 ||
+        pthread_create(&t, &attr, small_thread, NULL) != 0)
+        exit(2);
+    pthread_join(t, NULL);
+    exit(2);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 3) {
@@ -312,6 +358,8 @@ int main(int argc, char **argv)
         raise(SIGTERM);
         pause();
     }
+    if (strcmp(mode, "small_thread") == 0 || strcmp(mode, "small_coroutine") == 0)
+        exit_on_small_stack(strcmp(mode, "small_coroutine") == 0);
     fprintf(stderr, "rl_exit: unknown mode %s\n", mode);
     return 2;
 }

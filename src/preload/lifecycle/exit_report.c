@@ -15,6 +15,7 @@
 #include "config.h"
 #include "file_row.h"
 #include "fold.h"
+#include "own_stack.h"
 #include "files.h"
 #include "findings.h"
 #include "glibc_compat.h"
@@ -452,14 +453,8 @@ static int emit_to_output(const struct st_report *r)
     return 0;
 }
 
-void st_report_at_exit(void)
+static void write_report(void)
 {
-    /* A vfork child runs in its parent's memory: the accounts, and the
-     * report, are the parent's. */
-    if (!st_lifecycle_is_owner())
-        return;
-    if (__atomic_exchange_n(&reported, 1, __ATOMIC_ACQ_REL))
-        return;
     int saved_errno = errno;
     /* Unwinding to a signal frame costs tens of microseconds: only when a
      * handler of the program's could be what is running. */
@@ -498,4 +493,20 @@ void st_report_at_exit(void)
     st_lifecycle_unblock_signals(&blocked);
     __atomic_store_n(&report_done, 1, __ATOMIC_RELEASE);
     errno = saved_errno;
+}
+
+void st_report_at_exit(void)
+{
+    /* A vfork child runs in its parent's memory: the accounts, and the
+     * report, are the parent's. */
+    if (!st_lifecycle_is_owner())
+        return;
+    if (__atomic_exchange_n(&reported, 1, __ATOMIC_ACQ_REL))
+        return;
+    /* Its frames take tens of KiB: a thread of 16 KiB that calls exit, a
+     * coroutine's stack or a signal's alternate stack would overflow. */
+    if (st_stack_is_roomy())
+        write_report();
+    else
+        st_run_on_own_stack(write_report);
 }

@@ -32,7 +32,6 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <ucontext.h>
@@ -231,43 +230,6 @@ __sighandler_t st_signals_sigset(st_signal_fn real, int sig, __sighandler_t h)
     return sigismember(&oset, sig) ? SIG_HOLD : old;
 }
 
-/* The report runs on a stack of ours: the handler may be on a small
- * alternate stack (a stack overflow) or a thread's small stack. Only the
- * thread that writes the report uses it. */
-#define REPORT_STACK (256 * 1024)
-static int stack_busy;
-static ucontext_t report_ctx ST_BULK, handler_ctx ST_BULK; /* only on a fatal signal */
-
-static void report_trampoline(void)
-{
-    st_report_at_exit();
-}
-
-static void report_on_own_stack(void)
-{
-#if defined(__SANITIZE_ADDRESS__)
-    /* ASan cannot follow swapcontext (it warns, and may misreport). */
-    st_report_at_exit();
-    return;
-#endif
-    if (__atomic_exchange_n(&stack_busy, 1, __ATOMIC_ACQ_REL)) {
-        st_report_at_exit(); /* another thread is on it: this returns at once */
-        return;
-    }
-    void *stack = mmap(NULL, REPORT_STACK, PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (stack == MAP_FAILED || getcontext(&report_ctx) != 0) {
-        st_report_at_exit();
-        return;
-    }
-    report_ctx.uc_stack.ss_sp = stack;
-    report_ctx.uc_stack.ss_size = REPORT_STACK;
-    report_ctx.uc_link = &handler_ctx;
-    makecontext(&report_ctx, report_trampoline, 0);
-    if (swapcontext(&handler_ctx, &report_ctx) != 0)
-        st_report_at_exit();
-}
-
 /* The signal again, to this thread, with its siginfo: blocked until the
  * handler returns, then delivered at the interrupted instruction under
  * whatever disposition is installed by then. */
@@ -311,7 +273,7 @@ static void on_fatal(int sig, siginfo_t *si, void *ucv)
     }
     if (st_lifecycle_is_owner()) {
         st_report_from_signal = 1;
-        report_on_own_stack();
+        st_report_at_exit(); /* on a stack of ours if this one is small (own_stack.h) */
         st_report_wait(2000); /* another thread may be writing it */
     }
     /* The program's own disposition, as it set it. */
