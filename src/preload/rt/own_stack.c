@@ -56,24 +56,18 @@ void st_run_on_own_stack(void (*fn)(void))
     }
     void *stack = mmap(NULL, REPORT_STACK, PROT_READ | PROT_WRITE,
                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
-    if (stack == MAP_FAILED || getcontext(&run_ctx) != 0) {
-        if (stack != MAP_FAILED)
-            munmap(stack, REPORT_STACK);
-        __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
-        fn();
-        return;
+    int ran = 0;
+    if (stack != MAP_FAILED && getcontext(&run_ctx) == 0) {
+        run_fn = fn;
+        run_ctx.uc_stack.ss_sp = stack;
+        run_ctx.uc_stack.ss_size = REPORT_STACK;
+        run_ctx.uc_link = &caller_ctx; /* back here when fn returns */
+        makecontext(&run_ctx, trampoline, 0);
+        ran = swapcontext(&caller_ctx, &run_ctx) == 0;
     }
-    run_fn = fn;
-    run_ctx.uc_stack.ss_sp = stack;
-    run_ctx.uc_stack.ss_size = REPORT_STACK;
-    run_ctx.uc_link = &caller_ctx;
-    makecontext(&run_ctx, trampoline, 0);
-    if (swapcontext(&caller_ctx, &run_ctx) != 0) {
+    if (stack != MAP_FAILED)
         munmap(stack, REPORT_STACK);
-        __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
-        fn();
-        return;
-    }
-    munmap(stack, REPORT_STACK);
     __atomic_store_n(&busy, 0, __ATOMIC_RELEASE);
+    if (!ran)
+        fn();
 }

@@ -9,7 +9,7 @@
 #define SEEKTRACE_OWN_STACK_H
 
 /* Whether the caller runs on the main thread's stack with at least the
- * room a report needs left under RLIMIT_STACK (one getrlimit). */
+ * room a report needs left under RLIMIT_STACK (one prlimit64). */
 int st_stack_is_roomy(void);
 
 /* Runs fn on a fresh stack of ours (mmap'd, unmapped after), or on this
