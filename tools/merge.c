@@ -6,8 +6,8 @@
  * of the same program counts once whichever process ran it. Memory grows
  * with distinct files and sites, not with the number of processes, and
  * their counts are kept packed (counts_packed.h) until the report is
- * built. Past a bound the report unpacks a full row only for the files it
- * prints, as a single trace's does (merged_report). */
+ * built; then, as a single trace's report, only the files the report
+ * prints get a full row (merged_report with st_footer_rows). */
 #define _GNU_SOURCE 1
 #include <stdint.h>
 #include <stdio.h>

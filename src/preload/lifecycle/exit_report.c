@@ -303,16 +303,15 @@ static int keep_selected(struct st_report *r, struct st_report_select *sel)
     return 0;
 }
 
-/* Every file with anything to show gets a row: SEEKTRACE_REPORT_FILES=all
- * asks for it, and a traced process of no more files than that keeps them
- * (its report then reads as its trace's). A fork child that read one of
+/* Every file with anything to show gets a row (n files are registered):
+ * SEEKTRACE_REPORT_FILES=all asks for it, a process of no more files than
+ * the report has rows for needs nothing else, and a traced process of no
+ * more files than SEEKTRACE_REPORT_FILES keeps them (its report then reads
+ * as its trace's). A fork child that read one of
  * its parent's 20,000 files still writes one row, and the pages of the
  * others' rows are never touched. */
-static int keep_all(struct st_report *r)
+static int keep_all(struct st_report *r, size_t n)
 {
-    size_t n = 0;
-    for (struct st_file *f = st_files_first(); f; f = f->next_all)
-        n++;
     r->files = st_alloc((n ? n : 1) * sizeof *r->files);
     if (!r->files)
         return -1;
@@ -333,7 +332,7 @@ static int select_rows(struct st_report *r)
      * of a few files touched pages for each file's row twice). */
     if (rows == 0 || (st_trace_on && files <= st_config.report_files) ||
         (files <= rows && !st_fold_count()))
-        return keep_all(r);
+        return keep_all(r, files);
     size_t nfind = text ? ST_REPORT_TEXT_FINDINGS : ST_REPORT_JSON_FINDINGS;
     size_t npairs = text ? ST_REPORT_TEXT_SITES : 0; /* JSON has no such list */
     struct st_rank *v = st_alloc((rows + npairs + nfind + ST_REPORT_SELECT_EXTRA) * sizeof *v);
